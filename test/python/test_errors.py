@@ -1,0 +1,99 @@
+"""Bad input raises Python exceptions carrying MLIR's diagnostics."""
+
+import pytest
+
+from lighthouse import ir
+from lighthouse.passmanager import PassManager
+
+
+def test_malformed_ir_names_the_problem_and_location():
+    with ir.Context():
+        with pytest.raises(ir.MLIRError) as info:
+            ir.Module.parse("func.func @f( {")
+    message = str(info.value)
+    assert "Unable to parse module assembly" in message
+    assert ":1:14: expected non-function type" in message
+
+
+def test_unknown_op_in_registered_dialect():
+    with ir.Context():
+        with pytest.raises(ir.MLIRError) as info:
+            ir.Module.parse('func.func @f() {\n "arith.frobnicate"() : () -> ()\n return\n}')
+    message = str(info.value)
+    assert "unregistered operation 'arith.frobnicate'" in message
+    assert ":2:2:" in message
+
+
+def test_parser_runs_the_verifier():
+    with ir.Context():
+        with pytest.raises(ir.MLIRError) as info:
+            ir.Module.parse("func.func @f(%a: i32) -> i64 { return %a : i32 }")
+    message = str(info.value)
+    assert "type of return operand 0 ('i32') doesn't match function result type" in message
+    assert ":1:32:" in message
+
+
+def test_verifier_failure_of_built_ir_carries_diagnostics():
+    with ir.Context(), ir.Location.file("built.py", 7, 3):
+        module = ir.Module.create()
+        i32 = ir.IntegerType.get_signless(32)
+        i64 = ir.IntegerType.get_signless(64)
+        with ir.InsertionPoint(module.body):
+            a = ir.Operation.create(
+                "arith.constant", results=[i32],
+                attributes={"value": ir.IntegerAttr.get(i32, 1)}).result
+            b = ir.Operation.create(
+                "arith.constant", results=[i64],
+                attributes={"value": ir.IntegerAttr.get(i64, 2)}).result
+            # Operand types that differ: arith.addi's verifier rejects this.
+            ir.Operation.create("arith.addi", results=[i32], operands=[a, b])
+        with pytest.raises(ir.MLIRError) as info:
+            module.operation.verify()
+    message = str(info.value)
+    assert "Verification failed" in message
+    assert "arith.addi" in message
+    assert '"built.py":7:3: \'arith.addi\' op requires the same type' in message
+
+
+def test_unknown_pass_name():
+    with ir.Context():
+        with pytest.raises(ValueError) as info:
+            PassManager.parse("builtin.module(no-such-pass)")
+    assert "no-such-pass" in str(info.value)
+
+
+def test_bad_pipeline_syntax():
+    with ir.Context():
+        with pytest.raises(ValueError) as info:
+            PassManager.parse("builtin.module(canonicalize")
+    assert "encountered unbalanced" in str(info.value) or "expected" in str(info.value)
+
+
+def test_bad_pass_option():
+    with ir.Context():
+        with pytest.raises(ValueError) as info:
+            PassManager.parse("builtin.module(canonicalize{max-iterations=lots})")
+    assert "max-iterations" in str(info.value)
+
+
+def test_failing_pass_raises_with_diagnostics():
+    # Tiling an op that cannot be tiled fails the transform interpreter pass.
+    source = """module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    return %a : i32
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %ret = transform.structured.match ops{["func.return"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %loop = transform.structured.tile_using_for %ret tile_sizes [4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}"""
+    with ir.Context():
+        module = ir.Module.parse(source)
+        pm = PassManager.parse("builtin.module(transform-interpreter)")
+        with pytest.raises(ir.MLIRError) as info:
+            pm.run(module.operation)
+    message = str(info.value)
+    assert "Failure while executing pass pipeline" in message
+    assert ":7:21: only ops implementing TilingInterface are supported" in message
+    assert ":3:5: target op" in message
