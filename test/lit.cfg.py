@@ -10,7 +10,7 @@ import sys
 import lit.formats
 
 config.name = "lighthouse"
-config.test_format = lit.formats.ShTest(execute_external=True)
+config.test_format = lit.formats.ShTest()
 config.suffixes = [".mlir", ".py", ".c"]
 config.excludes = ["lit.cfg.py", "upstream", "python"]
 config.test_source_root = os.path.dirname(__file__)
@@ -32,3 +32,6 @@ config.substitutions.append(("%python", python))
 config.substitutions.append(("%cc", lit_config.params.get("cc", shutil.which("clang-22") or "cc")))
 config.substitutions.append(("%lighthouse_include", os.path.join(mlir_libs, "include")))
 config.substitutions.append(("%lighthouse_libs", mlir_libs))
+# Lets a build tree stand in for the installed package (the development loop).
+if "PYTHONPATH" in os.environ:
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]

@@ -16,7 +16,8 @@ import sys
 import lit.formats
 
 config.name = "lighthouse-upstream-python"
-config.test_format = lit.formats.ShTest(execute_external=True)
+# lit's internal shell: external execution is deprecated as of lit 23.
+config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = config.test_source_root
