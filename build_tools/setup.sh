@@ -51,5 +51,8 @@ fi
 
 # The build directory (build/<wheel tag>) persists, so this is incremental.
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
+# MLIR C++ must be compiled by the clang that matches the MLIR install (the
+# configure checks it); pip's build environment may otherwise pass on gcc.
+export CC="clang-${llvm_major}" CXX="clang++-${llvm_major}"
 .venv/bin/python -m pip install -q --disable-pip-version-check \
   --no-build-isolation ".[test]"
