@@ -75,6 +75,7 @@
 #include "mlir/Dialect/Transform/DebugExtension/DebugExtension.h"
 #include "mlir/Dialect/Transform/LoopExtension/LoopExtension.h"
 #include "mlir/Dialect/Transform/PDLExtension/PDLExtension.h"
+#include "mlir/Dialect/Transform/TuneExtension/TuneExtension.h"
 #include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
 
 // ConvertToLLVMPatternInterface models.
@@ -218,6 +219,7 @@ static void registerTransformExtensions(DialectRegistry &registry) {
   vector::registerTransformDialectExtension(registry);
 
   transform::registerDebugExtension(registry);
+  transform::registerTuneExtension(registry);
   transform::registerLoopExtension(registry);
   transform::registerPDLExtension(registry);
 }

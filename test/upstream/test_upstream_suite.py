@@ -55,6 +55,7 @@ def rewrite_mlir_package_refs(text: str) -> str:
 
 def prepare_suite(src: Path, dst: Path) -> None:
     """Copies the suite to dst, rewriting package references in Python/lit files."""
+    dst.mkdir(parents=True, exist_ok=True)
     for path in sorted(src.rglob("*")):
         rel = path.relative_to(src)
         out = dst / rel
@@ -128,15 +129,20 @@ def test_upstream_python_suite(tmp_path, capsys):
     lit_log = f"lit exited with {proc.returncode}\n--- stdout ---\n{proc.stdout[-20000:]}" \
               f"\n--- stderr ---\n{proc.stderr[-20000:]}"
     # lit exits 1 when tests fail; anything else, or no report, is a lit problem.
-    assert proc.returncode in (0, 1) and report.is_file(), f"lit crashed\n{lit_log}"
+    assert proc.returncode in (0, 1) and report.is_file(), \
+        f"lit did not complete (crash, config error or no tests found)\n{lit_log}"
 
-    results = {}
-    prefix_re = re.compile(r"^.*? :: ")
+    results, outputs = {}, {}
     for t in json.loads(report.read_text())["tests"]:
-        results[prefix_re.sub("", t["name"])] = t["code"]
+        # Names are "<suite name> :: <path in suite>".
+        path = t["name"].split(" :: ", 1)[-1]
+        results[path] = t["code"]
+        outputs[path] = t.get("output", "")
     assert results, f"lit discovered no tests\n{lit_log}"
 
     failed = {p for p, c in results.items() if c not in _PASS_CODES | _SKIP_CODES}
+    # A non-zero exit without failing tests means lit itself reported an error.
+    assert failed or proc.returncode == 0, f"lit reported an error\n{lit_log}"
     unexpected = sorted(failed - expected.keys())
     now_passing = sorted(p for p in expected if results.get(p) in _PASS_CODES)
     missing = sorted(p for p in expected if p not in results)
@@ -169,7 +175,10 @@ def test_upstream_python_suite(tmp_path, capsys):
         problems.append("Entries of expected_failures.txt that lit did not run (stale):\n"
                         + "\n".join(f"  {p}" for p in missing))
     if problems:
-        pytest.fail("\n\n".join(problems) + f"\n\n{summary}\n\n{lit_log}", pytrace=False)
+        # The head holds the traceback / FileCheck error; the rest is an input dump.
+        details = "".join(f"\n\n--- {p} ({results[p]}) ---\n{outputs[p][:6000]}"
+                          for p in unexpected)
+        pytest.fail("\n\n".join(problems) + f"\n\n{summary}{details}", pytrace=False)
 
     assert rate >= MIN_PASS_RATE, (
         f"only {len(passed)}/{len(counted)} ({rate:.1%}) of the shipped-dialect test files "
