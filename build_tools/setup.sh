@@ -21,7 +21,7 @@ system_packages=(
   "clang-${llvm_major}" "lld-${llvm_major}"
   # llvm-dev's CMake package refers to these libraries' targets.
   libzstd-dev libedit-dev libcurl4-openssl-dev
-  ccache xz-utils python3-venv
+  ccache xz-utils
 )
 missing=()
 for package in "${system_packages[@]}"; do
