@@ -28,6 +28,7 @@ EXTRACTED_PATHS = (
     "cmake/Modules/LLVMVersion.cmake",
     "mlir/include",
     "mlir/lib/Bindings/Python",
+    "mlir/lib/ExecutionEngine",
     "mlir/python",
     "mlir/test/python",
 )

@@ -45,6 +45,8 @@ function(_lighthouse_declare_from_source_tree source_dir)
       "build_tools/setup.sh) with LIGHTHOUSE_MLIR_SOURCE_DIR unset.")
   endif()
   message(STATUS "Declaring MLIR Python sources from ${source_dir}")
+  set(LIGHTHOUSE_MLIR_SOURCE_ROOT "${source_dir}" CACHE INTERNAL
+    "llvm-project source tree the bindings are built from")
 
   # Variables upstream's folder expects from an in-tree build.
   set(MLIR_SOURCE_DIR "${source_dir}/mlir")
@@ -65,6 +67,8 @@ function(lighthouse_declare_mlir_python_sources)
     _lighthouse_declare_from_source_tree("${LIGHTHOUSE_MLIR_SOURCE_DIR}")
   elseif(MLIR_ENABLE_BINDINGS_PYTHON AND TARGET MLIRPythonSources)
     message(STATUS "Using the MLIR Python sources installed with ${MLIR_DIR}")
+    set(LIGHTHOUSE_MLIR_SOURCE_ROOT "" CACHE INTERNAL
+      "llvm-project source tree the bindings are built from")
   else()
     if(NOT LLVM_PACKAGE_VERSION VERSION_EQUAL LIGHTHOUSE_PINNED_LLVM_VERSION)
       message(FATAL_ERROR

@@ -144,3 +144,39 @@ def test_transform_interpreter_tiles_matmul():
         text = str(module.body.operations[0])
     assert text.count("scf.for") == 2
     assert "tensor<16x32xf32>" in text
+
+
+def test_jit_calls_the_shipped_runtime_libraries():
+    # printMemrefF32 lives in the runtime libraries; it writes to the C stdout,
+    # so run in a child process and read its output.
+    script = """
+import lighthouse
+from lighthouse import ir
+from lighthouse.execution_engine import ExecutionEngine
+from lighthouse.passmanager import PassManager
+with ir.Context():
+    module = ir.Module.parse('''
+    func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
+    func.func @main() attributes {llvm.emit_c_interface} {
+      %c = arith.constant 1.5 : f32
+      %m = memref.alloc() : memref<2x3xf32>
+      linalg.fill ins(%c : f32) outs(%m : memref<2x3xf32>)
+      %u = memref.cast %m : memref<2x3xf32> to memref<*xf32>
+      call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+      memref.dealloc %m : memref<2x3xf32>
+      return
+    }''')
+    PassManager.parse('builtin.module(func.func(convert-linalg-to-loops),'
+                      'expand-strided-metadata,finalize-memref-to-llvm,'
+                      'convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)'
+                      ).run(module.operation)
+    engine = ExecutionEngine(module, shared_libs=lighthouse.runtime_library_paths())
+    engine.invoke('main')
+"""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", script], check=True,
+                         capture_output=True, text=True).stdout
+    assert "rank = 2 offset = 0 sizes = [2, 3] strides = [3, 1]" in out
+    assert out.count("1.5") == 6

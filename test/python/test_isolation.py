@@ -38,6 +38,7 @@ def defines_mlir_context(path):
 def test_one_copy_of_mlir_is_loaded_after_jit_execution():
     # A fresh process, so that nothing another test loaded counts.
     script = """
+import lighthouse
 from lighthouse import ir
 from lighthouse.dialects import func, linalg, llvm, transform
 from lighthouse.dialects.transform import interpreter
@@ -46,12 +47,13 @@ from lighthouse.passmanager import PassManager
 with ir.Context():
     m = ir.Module.parse('func.func @f(%a: i32) -> i32 attributes {llvm.emit_c_interface} { return %a : i32 }')
     PassManager.parse('builtin.module(convert-to-llvm)').run(m.operation)
-    ExecutionEngine(m)
+    ExecutionEngine(m, shared_libs=lighthouse.runtime_library_paths())
 print('\\n'.join(sorted({line.split()[-1] for line in open('/proc/self/maps') if '.so' in line})))
 """
     loaded = subprocess.run([sys.executable, "-c", script], check=True,
                             capture_output=True, text=True).stdout.split()
     assert any("libLLVM" in p for p in loaded), "JIT did not load LLVM?"
+    assert any("libmlir_c_runner_utils" in p for p in loaded)
     holders = [os.path.basename(p) for p in loaded if defines_mlir_context(p)]
     assert len(holders) == 1 and holders[0].startswith("libLighthouseCAPI.so"), holders
 

@@ -5,8 +5,8 @@
 #
 # Params (--param NAME=VALUE):
 #   llvm_bin             directory holding FileCheck (default /usr/lib/llvm-22/bin)
-#   mlir_runner_utils    path of libmlir_runner_utils.so
-#   mlir_c_runner_utils  path of libmlir_c_runner_utils.so
+#   mlir_runner_utils    path of libmlir_runner_utils.so (default: lighthouse's)
+#   mlir_c_runner_utils  path of libmlir_c_runner_utils.so (default: lighthouse's)
 
 import os
 import platform
@@ -48,9 +48,14 @@ config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixe
 python = sys.executable
 config.substitutions.append(("%PYTHON", f'"{python}"' if " " in python else python))
 
-llvm_lib = os.path.join(os.path.dirname(os.path.abspath(llvm_bin)), "lib")
+# The runtime libraries lighthouse ships (an install's own may link a second
+# MLIR).
+runtime_dir = subprocess.check_output(
+    [sys.executable, "-c",
+     "import lighthouse, os; print(os.path.dirname(lighthouse.runtime_library_paths()[0]))"],
+    text=True, env={**os.environ}).strip()
 for name in ("mlir_runner_utils", "mlir_c_runner_utils"):
-    lib = lit_config.params.get(name, os.path.join(llvm_lib, f"lib{name}.so"))
+    lib = lit_config.params.get(name, os.path.join(runtime_dir, f"lib{name}.so"))
     if not os.path.exists(lib):
         lit_config.warning(f"{name} library not found: {lib} (pass --param {name}=PATH)")
     config.substitutions.append((f"%{name}", lib))
