@@ -91,3 +91,15 @@ def test_bytecode_round_trip(tmp_path):
         with open(path, "wb") as f:
             module.operation.write_bytecode(f)
         assert str(ir.Module.parseFile(str(path))) == str(module)
+
+
+def test_type_stubs_ship_with_the_package():
+    from pathlib import Path
+
+    import lighthouse
+
+    stub = Path(lighthouse.__file__).parent / "_mlir_libs" / "_mlir" / "ir.pyi"
+    text = stub.read_text()
+    assert "class Context" in text
+    assert "class Module" in text
+    assert "def parse(" in text
