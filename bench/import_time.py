@@ -14,6 +14,9 @@ STATEMENTS = {
     "python (empty)": "pass",
     "numpy": "import numpy",
     "lighthouse.ir": "import lighthouse.ir",
+    # lighthouse.ir imports numpy when it can; this shows the bindings alone.
+    "lighthouse.ir, numpy blocked": (
+        "import sys; sys.modules['numpy'] = None; import lighthouse.ir"),
     "lighthouse.ir + Context()": "import lighthouse.ir as ir; ir.Context()",
     "lighthouse.ir + func, arith, linalg": (
         "import lighthouse.ir; from lighthouse.dialects import func, arith, linalg"),
