@@ -23,6 +23,13 @@ extern "C" {
 MLIR_CAPI_EXPORTED void
 lighthouseRegisterAllDialects(MlirDialectRegistry registry);
 
+/// Appends a stand-in for torch-mlir's `torch` dialect to `registry`: it
+/// accepts any operation, type and attribute of that namespace without
+/// knowing them, so that torch-mlir's importers can build their IR in a
+/// lighthouse context. Not part of lighthouseRegisterAllDialects.
+MLIR_CAPI_EXPORTED void
+lighthouseRegisterOpaqueTorchDialect(MlirDialectRegistry registry);
+
 /// Registers lighthouse's passes and pass pipelines in the global registry, so
 /// that pipeline strings can name them. Safe to call more than once.
 MLIR_CAPI_EXPORTED void lighthouseRegisterAllPasses(void);

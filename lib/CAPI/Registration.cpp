@@ -2,6 +2,7 @@
 
 #include "lighthouse-c/Registration.h"
 
+#include "lighthouse/Dialect/OpaqueTorch.h"
 #include "lighthouse/InitAll.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -9,6 +10,10 @@
 
 void lighthouseRegisterAllDialects(MlirDialectRegistry registry) {
   lighthouse::registerAllDialects(*unwrap(registry));
+}
+
+void lighthouseRegisterOpaqueTorchDialect(MlirDialectRegistry registry) {
+  unwrap(registry)->insert<lighthouse::OpaqueTorchDialect>();
 }
 
 void lighthouseRegisterAllPasses(void) { lighthouse::registerAllPasses(); }
