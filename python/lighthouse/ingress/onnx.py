@@ -1,0 +1,121 @@
+"""ONNX models into lighthouse: torch-onnx IR and linalg on tensors.
+
+    from lighthouse.ingress import onnx as onnx_ingress
+    raw = onnx_ingress.import_model("model.onnx")       # torch.operator "onnx.*" ops
+    linalg = onnx_ingress.to_linalg("model.onnx")        # upstream dialects
+
+Import runs torch-mlir's ONNX importer (`lighthouse.extras.onnx_importer`) in
+a lighthouse context. Lowering runs torch-mlir's passes on torch-mlir's own
+MLIR and brings the result back (see `_torch_mlir`). Needs `lighthouse[onnx]`.
+"""
+
+import os
+from typing import Optional, Union
+
+from .. import ir
+from ._torch_mlir import (ExchangeError, IngressError, LoweringError, import_context,
+                          require, run_pipelines)
+
+__all__ = ["ExchangeError", "IngressError", "LoweringError", "load",
+           "import_model", "lower_to_linalg", "to_linalg"]
+
+onnx = require("onnx", "onnx")
+onnx_importer = require("lighthouse.extras.onnx_importer", "onnx")
+
+#: torch-mlir's pipelines from torch-onnx IR to linalg on tensors.
+ONNX_TO_LINALG_STAGES = [
+    ("torch-mlir's conversion of ONNX ops to the torch backend contract",
+     "builtin.module(torch-onnx-to-torch-backend-pipeline)"),
+    ("torch-mlir's lowering from the torch backend contract to linalg on tensors",
+     "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"),
+]
+
+ModelLike = Union[str, os.PathLike, "onnx.ModelProto"]
+
+
+def load(model: ModelLike, *, data_dir: Optional[Union[str, os.PathLike]] = None,
+         opset_version: Optional[int] = None, infer_shapes: bool = True) -> "onnx.ModelProto":
+    """Loads and checks an ONNX model, ready for import.
+
+    Args:
+      model: a path to a `.onnx` file, or a `ModelProto`.
+      data_dir: where tensors stored as external data live; by default the
+        model file's folder.
+      opset_version: converts the model to this opset of the default domain.
+      infer_shapes: runs ONNX shape inference, which gives the importer the
+        static shapes it needs for intermediate values.
+
+    Raises:
+      FileNotFoundError: no such file.
+      ValueError: the file is not a valid ONNX model, or fails ONNX's checker.
+    """
+    if isinstance(model, onnx.ModelProto):
+        proto = model
+        source = "the model"
+        if data_dir is not None:
+            onnx.load_external_data_for_model(proto, os.fspath(data_dir))
+    elif isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        source = path
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no ONNX model at {path}")
+        try:
+            proto = onnx.load(path, load_external_data=False)
+        except Exception as error:  # protobuf's DecodeError and friends
+            raise ValueError(f"{path} is not a valid ONNX model: {error}") from None
+        try:
+            onnx.load_external_data_for_model(
+                proto, os.fspath(data_dir) if data_dir else os.path.dirname(os.path.abspath(path)))
+        except OSError as error:
+            raise FileNotFoundError(f"external data of {path} not found: {error}") from None
+    else:
+        raise TypeError(
+            f"expected a path or an onnx.ModelProto, got {type(model).__name__}")
+
+    if not proto.graph.node and not proto.graph.output:
+        raise ValueError(f"{source} is not a valid ONNX model: it has no graph")
+    try:
+        onnx.checker.check_model(proto)
+    except onnx.checker.ValidationError as error:
+        raise ValueError(f"{source} fails ONNX's checker: {error}") from None
+    if opset_version is not None:
+        proto = onnx.version_converter.convert_version(proto, opset_version)
+    if infer_shapes:
+        proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+    return proto
+
+
+def import_model(model: ModelLike, *, context: Optional[ir.Context] = None,
+                 **load_options) -> ir.Module:
+    """Imports an ONNX model as torch-onnx IR into a lighthouse context.
+
+    `load_options` are those of `load`. The IR holds one `func.func` named
+    after the graph, with `torch.operator "onnx.<Op>"` ops and the model's
+    opset versions as `torch.onnx_meta.*` attributes.
+    """
+    proto = load(model, **load_options)
+    context = import_context(context)
+    model_info = onnx_importer.ModelInfo(proto)
+    module = model_info.create_module(context=context)
+    importer = onnx_importer.NodeImporter.define_function(model_info.main_graph,
+                                                          module.operation)
+    importer.import_all()
+    module.operation.verify()
+    return module
+
+
+def lower_to_linalg(module: ir.Module) -> ir.Module:
+    """Lowers torch-onnx IR from `import_model` to linalg on tensors.
+
+    Raises:
+      LoweringError: an op could not be lowered; `.ops` names it.
+      ExchangeError: IR did not cross between torch-mlir's MLIR and lighthouse's.
+    """
+    lowered = run_pipelines(module, ONNX_TO_LINALG_STAGES)
+    lowered.operation.verify()
+    return lowered
+
+
+def to_linalg(model: ModelLike, **import_options) -> ir.Module:
+    """`import_model` then `lower_to_linalg`."""
+    return lower_to_linalg(import_model(model, **import_options))

@@ -1,0 +1,104 @@
+"""PyTorch models into lighthouse: torch-dialect IR and linalg on tensors.
+
+    from lighthouse.ingress import torch as torch_ingress
+    raw = torch_ingress.import_model(model, (x,))           # torch dialect
+    linalg = torch_ingress.to_linalg(model, (x,),             # upstream dialects
+                                     dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
+
+Import runs torch-mlir's FX importer (`lighthouse.extras.fx_importer`) in a
+lighthouse context. Lowering runs torch-mlir's passes on torch-mlir's own MLIR
+and brings the result back (see `_torch_mlir`). Needs `lighthouse[torch]`.
+"""
+
+from typing import Any, Callable, Dict, Optional, Sequence
+
+from .. import ir
+from ._torch_mlir import (ExchangeError, IngressError, LoweringError, import_context,
+                          name_torch_operators, require, run_pipelines)
+
+__all__ = ["ExchangeError", "IngressError", "LoweringError", "export",
+           "import_model", "lower_to_linalg", "to_linalg"]
+
+torch = require("torch", "torch")
+fx_importer = require("lighthouse.extras.fx_importer", "torch")
+fx_decomp_util = require("lighthouse.extras.fx_decomp_util", "torch")
+
+#: torch-mlir's pipelines from a torch.export program's IR to linalg on tensors.
+TORCH_TO_LINALG_STAGES = [
+    ("torch-mlir's lowering to the torch backend contract",
+     "builtin.module(func.func(torch-match-quantized-custom-ops),"
+     "torchdynamo-export-to-torch-backend-pipeline)"),
+    ("torch-mlir's lowering from the torch backend contract to linalg on tensors",
+     "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"),
+]
+
+
+def export(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = None, *,
+           dynamic_shapes: Any = None, strict: bool = False,
+           decompositions: Optional[Dict[Any, Callable]] = None):
+    """Exports `model` with torch.export and applies torch-mlir's decompositions.
+
+    Args:
+      model: a `torch.nn.Module`, or an `ExportedProgram` (then only the
+        decompositions are applied).
+      example_args, example_kwargs: inputs to trace with.
+      dynamic_shapes: as for `torch.export.export`, e.g.
+        `{"x": {0: torch.export.Dim("batch")}}` for a dynamic batch.
+      decompositions: a decomposition table; torch-mlir's by default.
+    """
+    if isinstance(model, torch.export.ExportedProgram):
+        program = model
+    elif isinstance(model, torch.nn.Module):
+        if not isinstance(example_args, (tuple, list)):
+            raise TypeError(
+                f"example_args must be a tuple of inputs, got {type(example_args).__name__}")
+        if not example_args and not example_kwargs:
+            raise ValueError("exporting an nn.Module needs example_args (or example_kwargs)")
+        program = torch.export.export(model, tuple(example_args), example_kwargs,
+                                      dynamic_shapes=dynamic_shapes, strict=strict)
+    else:
+        raise TypeError(
+            "expected a torch.nn.Module or a torch.export.ExportedProgram, got "
+            f"{type(model).__module__}.{type(model).__name__}")
+    if decompositions is None:
+        decompositions = fx_decomp_util.get_decomposition_table()
+    return program.run_decompositions(decompositions) if decompositions else program
+
+
+def import_model(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = None, *,
+                 dynamic_shapes: Any = None, strict: bool = False, func_name: str = "main",
+                 context: Optional[ir.Context] = None,
+                 hooks: Optional["fx_importer.FxImporterHooks"] = None) -> ir.Module:
+    """Imports a model as torch-dialect IR into a lighthouse context.
+
+    Parameters are those of `export`, plus the function's name, the context
+    (the current one, else a new one) and torch-mlir importer hooks. ATen ops
+    that torch-mlir defines appear as named ops (`torch.aten.mm`), the others
+    as `torch.operator`. Parameters and buffers become constants.
+    """
+    program = export(model, example_args, example_kwargs, dynamic_shapes=dynamic_shapes,
+                     strict=strict)
+    importer = fx_importer.FxImporter(context=import_context(context), hooks=hooks)
+    importer.import_frozen_program(program, func_name=func_name)
+    return name_torch_operators(importer.module)
+
+
+def lower_to_linalg(module: ir.Module) -> ir.Module:
+    """Lowers torch-dialect IR from `import_model` to linalg on tensors.
+
+    Returns a new module in the same context holding only upstream dialects
+    (func, arith, math, tensor, linalg, ...), verified.
+
+    Raises:
+      LoweringError: an op could not be lowered; `.ops` names it.
+      ExchangeError: IR did not cross between torch-mlir's MLIR and lighthouse's.
+    """
+    lowered = run_pipelines(module, TORCH_TO_LINALG_STAGES)
+    lowered.operation.verify()
+    return lowered
+
+
+def to_linalg(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = None,
+              **import_options) -> ir.Module:
+    """`import_model` then `lower_to_linalg`."""
+    return lower_to_linalg(import_model(model, example_args, example_kwargs, **import_options))
