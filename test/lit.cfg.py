@@ -12,7 +12,7 @@ import lit.formats
 config.name = "lighthouse"
 config.test_format = lit.formats.ShTest()
 config.suffixes = [".mlir", ".py", ".c"]
-config.excludes = ["lit.cfg.py", "upstream", "python"]
+config.excludes = ["lit.cfg.py", "upstream", "python", "models.py", "conftest.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(
     os.path.dirname(os.path.dirname(__file__)), "build", "lit", "lighthouse")
@@ -35,3 +35,10 @@ config.substitutions.append(("%lighthouse_libs", mlir_libs))
 # Lets a build tree stand in for the installed package (the development loop).
 if "PYTHONPATH" in os.environ:
     config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
+
+# Optional Python packages, for `REQUIRES:` lines.
+import importlib.util
+
+for module in ("torch", "onnx", "torch_mlir"):
+    if importlib.util.find_spec(module) is not None:
+        config.available_features.add(module)

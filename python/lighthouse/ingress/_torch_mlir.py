@@ -110,19 +110,20 @@ def name_torch_operators(module: ir.Module) -> ir.Module:
     return module
 
 
-_ILLEGAL_OP = re.compile(
-    r"failed to legalize operation '([\w.]+)'|"
-    r"found an op that was marked as backend illegal[^\n]*?'?([\w.]+)'?|"
-    r"unsupported by backend contract: module contains the following illegal ops:? *([\w.,\s]+)")
+_NOT_LEGALIZED = re.compile(r"failed to legalize operation '([\w.]+)'[^\n]*")
+_OPERATOR_NAME = re.compile(r'name = "([\w.]+)"')
 
 
 def _illegal_ops(diagnostics: str) -> list:
+    """The ops a conversion's diagnostics say it could not legalize."""
     names = []
-    for match in _ILLEGAL_OP.finditer(diagnostics):
-        for group in match.groups():
-            for name in re.split(r"[,\s]+", group or ""):
-                if "." in name and name not in names:
-                    names.append(name)
+    for match in _NOT_LEGALIZED.finditer(diagnostics):
+        name = match.group(1)
+        if name == "torch.operator":  # The operator's own name says more.
+            operator = _OPERATOR_NAME.search(match.group(0))
+            name = operator.group(1) if operator else name
+        if name not in names:
+            names.append(name)
     return names
 
 
