@@ -132,20 +132,21 @@ def _exchange_text(module) -> str:
 
 
 def _describe_parse_failure(text: str, diagnostics: str) -> str:
-    """Quotes the line of `text` that the first `<buffer>:line:col` points at."""
-    match = re.search(r'"-":(\d+):(\d+)', diagnostics) or re.search(r":(\d+):(\d+):", diagnostics)
-    if not match:
-        return ""
+    """Names the op the parser rejected, or quotes the line it stopped at."""
+    op = (re.search(r"operation '([\w.]+)'", diagnostics)
+          or re.search(r'see current operation: [^\n]*?"([\w.]+)"\(', diagnostics))
+    if op:
+        return f"\n  op '{op.group(1)}' did not cross"
+    # Syntax errors (an attribute or type spelled differently) carry the
+    # position in the exchanged text.
+    position = re.search(r'"-":(\d+):(\d+)', diagnostics)
     lines = text.splitlines()
-    line = int(match.group(1))
-    if not 0 < line <= len(lines):
+    if not position or not 0 < int(position.group(1)) <= len(lines):
         return ""
-    source = lines[line - 1].strip()
-    op = re.search(r'"([\w.]+)"\(', source)
-    what = f"op '{op.group(1)}'" if op else "this line"
+    source = lines[int(position.group(1)) - 1].strip()
     if len(source) > 400:
         source = source[:400] + "..."
-    return f"\n  {what} did not cross: {source}"
+    return f"\n  at column {position.group(2)} of: {source}"
 
 
 def run_pipelines(module: ir.Module, stages: list) -> ir.Module:

@@ -1,0 +1,275 @@
+"""lighthouse.extras (torch-mlir's importers) and lighthouse.ingress on real
+torch and ONNX models; their errors."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)")
+onnx = pytest.importorskip("onnx", reason="needs lighthouse[onnx] (build_tools/setup.sh installs it)")
+pytest.importorskip("torch_mlir", reason="needs torch-mlir (lighthouse[torch])")
+
+import models  # noqa: E402
+from lighthouse import ir  # noqa: E402
+from lighthouse.ingress import onnx as onnx_ingress  # noqa: E402
+from lighthouse.ingress import torch as torch_ingress  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def op_names(module):
+    names = []
+    module.operation.walk(lambda op: names.append(op.name) or ir.WalkResult.ADVANCE)
+    return names
+
+
+#===------------------------------------------------------------------------===#
+# torch-mlir's importers under lighthouse.extras
+#===------------------------------------------------------------------------===#
+
+
+def test_fx_importer_builds_ir_with_lighthouse_bindings():
+    from lighthouse.extras.fx_importer import FxImporter
+
+    program = torch.export.export(models.seeded(models.MLP()), (torch.randn(2, 16),))
+    with ir.Context() as context:
+        importer = FxImporter(context=context)
+        importer.import_frozen_program(program, func_name="forward")
+        module = importer.module
+        assert isinstance(module, ir.Module)
+        assert module.context is context
+        assert module.operation.verify()
+        text = str(module)
+    assert "func.func @forward(%arg0: !torch.vtensor<[2,16],f32>)" in text
+    assert '{name = "torch.aten.addmm"}' in text or '{name = "torch.aten.linear"}' in text
+
+
+def test_fx_importer_import_program_and_stateless_graph():
+    from lighthouse.extras.fx_importer import FxImporter
+
+    module = models.seeded(models.MLP())
+    program = torch.export.export(module, (torch.randn(2, 16),))
+    with ir.Context() as context:
+        importer = FxImporter(context=context)
+        importer.import_program(program, func_name="with_params")
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        # An ATen-level graph, as the stateless importer expects.
+        graph = make_fx(lambda x, y: torch.relu(x) + y)(torch.randn(3, 4), torch.randn(3, 4)).graph
+        importer.import_stateless_graph(graph, func_name="stateless")
+        text = str(importer.module)
+    assert "func.func @with_params" in text
+    assert "func.func @stateless" in text
+
+
+def test_onnx_importer_api():
+    from lighthouse.extras import onnx_importer
+
+    model = onnx.shape_inference.infer_shapes(models.onnx_dense_softmax(17))
+    with ir.Context() as context:
+        info = onnx_importer.ModelInfo(model)
+        module = info.create_module(context=context)
+        importer = onnx_importer.NodeImporter.define_function(info.main_graph, module.operation)
+        importer.import_all()
+        assert module.operation.verify()
+        assert '{name = "onnx.Softmax"' in str(module)
+
+
+def test_contexts_created_earlier_are_prepared():
+    import lighthouse.extras
+
+    with ir.Context() as context:
+        lighthouse.extras.prepare_context(context)
+        assert context.dialects["torch"] is not None
+        assert str(ir.Type.parse("!torch.vtensor<[2,?],f32>")) == "!torch.vtensor<[2,?],f32>"
+
+
+#===------------------------------------------------------------------------===#
+# lighthouse.ingress.torch
+#===------------------------------------------------------------------------===#
+
+
+@pytest.mark.parametrize("name, module, inputs, dynamic_shapes",
+                         models.torch_models(), ids=[m[0] for m in models.torch_models()])
+def test_torch_models_import_and_lower(name, module, inputs, dynamic_shapes):
+    with ir.Context():
+        raw = torch_ingress.import_model(module, inputs, dynamic_shapes=dynamic_shapes)
+        raw_ops = op_names(raw)
+        assert "torch.operator" not in raw_ops, "every ATen op of these models has a name"
+        lowered = torch_ingress.lower_to_linalg(raw)
+        dialects = {n.split(".")[0] for n in op_names(lowered)}
+        function_type = ir.FunctionType(
+            ir.TypeAttr(lowered.body.operations[0].attributes["function_type"]).value)
+    assert any(n.startswith("torch.aten.") for n in raw_ops)
+    assert dialects <= {"builtin", "func", "arith", "math", "tensor", "linalg", "cf"}
+    assert "linalg" in dialects
+    if dynamic_shapes:
+        assert ir.ShapedType(function_type.inputs[0]).is_dynamic_dim(0)
+
+
+def test_exported_program_is_accepted():
+    program = torch.export.export(models.seeded(models.MLP()), (torch.randn(4, 16),))
+    with ir.Context():
+        lowered = torch_ingress.to_linalg(program)
+        assert "tensor<4x16xf32>" in str(lowered.body.operations[0].attributes["function_type"])
+
+
+def test_op_that_cannot_be_lowered_is_named_with_its_location():
+    class Histogram(torch.nn.Module):
+        def forward(self, x):
+            return torch.histc(x, bins=4)  # torch-mlir has no lowering for it.
+
+    with ir.Context():
+        raw = torch_ingress.import_model(Histogram(), (torch.randn(8),))
+        with pytest.raises(torch_ingress.LoweringError) as info:
+            torch_ingress.lower_to_linalg(raw)
+    assert info.value.ops == ["torch.aten.histc"]
+    message = str(info.value)
+    assert "cannot lower: torch.aten.histc" in message
+    # The location is the line of the model's Python source.
+    assert re.search(r"test_ingress\.py\":\d+", message)
+
+
+def test_ir_that_torch_mlir_does_not_know_raises_exchange_error():
+    with ir.Context():
+        module = torch_ingress.import_model(models.seeded(models.MLP()), (torch.randn(2, 16),))
+        function = module.body.operations[0]
+        with ir.InsertionPoint.at_block_begin(function.regions[0].blocks[0]), ir.Location.unknown():
+            ir.Operation.create("torch.frobnicate", results=[])
+        with pytest.raises(torch_ingress.ExchangeError) as info:
+            torch_ingress.lower_to_linalg(module)
+    message = str(info.value)
+    assert "torch-mlir could not parse IR from lighthouse" in message
+    assert "op 'torch.frobnicate' did not cross" in message
+
+
+@pytest.mark.parametrize("bad_call, error, text", [
+    (lambda: torch_ingress.import_model("model.pt"), TypeError,
+     "expected a torch.nn.Module or a torch.export.ExportedProgram, got builtins.str"),
+    (lambda: torch_ingress.import_model(models.MLP(), torch.randn(2, 16)), TypeError,
+     "example_args must be a tuple of inputs, got Tensor"),
+    (lambda: torch_ingress.import_model(models.MLP()), ValueError,
+     "exporting an nn.Module needs example_args"),
+], ids=["not-a-model", "args-not-a-tuple", "no-example-args"])
+def test_wrong_arguments(bad_call, error, text):
+    with ir.Context():
+        with pytest.raises(error) as info:
+            bad_call()
+    assert text in str(info.value)
+
+
+#===------------------------------------------------------------------------===#
+# lighthouse.ingress.onnx
+#===------------------------------------------------------------------------===#
+
+
+@pytest.mark.parametrize("opset", [13, 17, 21])
+def test_onnx_model_from_file_with_external_data(tmp_path, opset):
+    model = models.onnx_dense_softmax(opset)
+    weights = onnx.numpy_helper.to_array(model.graph.initializer[0])
+    path = tmp_path / "dense.onnx"
+    onnx.save(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+              location="dense.weights", size_threshold=0)
+    assert (tmp_path / "dense.weights").is_file()
+    with ir.Context():
+        lowered = onnx_ingress.to_linalg(path)
+        text = str(lowered)
+    # The weights crossed: the first one appears in the lowered IR.
+    assert f"{weights[0, 0]:.6f}"[:7] in text
+    assert "linalg.matmul" in text
+
+
+def test_onnx_opset_conversion():
+    with ir.Context():
+        raw = onnx_ingress.import_model(models.onnx_dense_softmax(13), opset_version=18)
+        assert "torch.onnx_meta.opset_version = 18" in str(raw)
+
+
+def test_torch_onnx_export_round_trip():
+    _, module, inputs, _ = models.torch_models()[2]  # the CNN
+    with ir.Context():
+        lowered = onnx_ingress.to_linalg(onnx.load_from_string(models.exported_onnx(module, inputs)))
+        assert "linalg.conv_2d_nchw_fchw" in str(lowered)
+
+
+def test_broken_onnx_file(tmp_path):
+    path = tmp_path / "broken.onnx"
+    path.write_bytes(models.onnx_dense_softmax(17).SerializeToString()[:57])
+    with pytest.raises(ValueError, match=r"broken\.onnx is not a valid ONNX model"):
+        onnx_ingress.import_model(path)
+
+
+def test_onnx_model_failing_the_checker():
+    model = models.onnx_dense_softmax(17)
+    model.graph.node[0].input[1] = "no_such_tensor"
+    with pytest.raises(ValueError, match="fails ONNX's checker"):
+        onnx_ingress.import_model(model)
+
+
+def test_missing_onnx_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no ONNX model at"):
+        onnx_ingress.import_model(tmp_path / "absent.onnx")
+
+
+def test_onnx_wrong_argument():
+    with pytest.raises(TypeError, match="expected a path or an onnx.ModelProto, got int"):
+        onnx_ingress.import_model(42)
+
+
+def test_onnx_op_that_cannot_be_lowered():
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Frobnicate", ["x"], ["y"], domain="com.example")], "custom",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("com.example", 1)])
+    with ir.Context():
+        raw = onnx_ingress.import_model(model)
+        with pytest.raises(onnx_ingress.LoweringError) as info:
+            onnx_ingress.lower_to_linalg(raw)
+    assert info.value.ops == ["onnx.Frobnicate"]
+
+
+#===------------------------------------------------------------------------===#
+# Without the extras
+#===------------------------------------------------------------------------===#
+
+
+def test_without_the_extras_lighthouse_imports_and_ingress_names_the_extra(tmp_path):
+    # A Python path holding lighthouse and numpy only, no torch, onnx or torch-mlir.
+    import lighthouse
+
+    site = Path(lighthouse.__file__).parent.parent
+    for name in ("lighthouse", "numpy", "numpy.libs"):
+        if (site / name).exists():
+            (tmp_path / name).symlink_to(site / name)
+    script = """
+import lighthouse.ir, lighthouse.ingress
+for module, extra in (("lighthouse.ingress.torch", "torch"), ("lighthouse.ingress.onnx", "onnx"),
+                      ("lighthouse.extras.fx_importer", "torch")):
+    try:
+        __import__(module)
+    except ImportError as error:
+        assert f"lighthouse[{extra}]" in str(error), str(error)
+        print("ImportError:", module)
+    else:
+        raise AssertionError(module + " imported without its extra")
+"""
+    result = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("ImportError:") == 3
+
+
+def test_torch_mlir_pin_matches_the_extras():
+    from lighthouse._version import TORCH_MLIR_VERSION
+
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert f'"torch-mlir=={TORCH_MLIR_VERSION}"' in pyproject
