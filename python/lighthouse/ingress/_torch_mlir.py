@@ -152,6 +152,8 @@ def _describe_parse_failure(text: str, diagnostics: str) -> str:
 def run_pipelines(module: ir.Module, stages: list) -> ir.Module:
     """Runs torch-mlir pass pipelines on `module`; returns a new lighthouse module.
 
+    The result is parsed, and so verified, in `module`'s context.
+
     Args:
       module: IR in a lighthouse context.
       stages: (description, pipeline string) pairs, run in order in torch-mlir.

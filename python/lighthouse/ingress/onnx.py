@@ -111,9 +111,7 @@ def lower_to_linalg(module: ir.Module) -> ir.Module:
       LoweringError: an op could not be lowered; `.ops` names it.
       ExchangeError: IR did not cross between torch-mlir's MLIR and lighthouse's.
     """
-    lowered = run_pipelines(module, ONNX_TO_LINALG_STAGES)
-    lowered.operation.verify()
-    return lowered
+    return run_pipelines(module, ONNX_TO_LINALG_STAGES)
 
 
 def to_linalg(model: ModelLike, **import_options) -> ir.Module:
