@@ -28,6 +28,8 @@ package_dir = subprocess.check_output(
     text=True).strip()
 mlir_libs = os.path.join(package_dir, "_mlir_libs")
 
+# lh-opt is shipped inside the package.
+config.environment["PATH"] = os.pathsep.join([mlir_libs, config.environment["PATH"]])
 config.substitutions.append(("%python", python))
 config.substitutions.append(("%cc", lit_config.params.get("cc", shutil.which("clang-22") or "cc")))
 config.substitutions.append(("%lighthouse_include", os.path.join(mlir_libs, "include")))

@@ -8,6 +8,10 @@
 
 #include "lighthouse/InitAll.h"
 
+#include "lighthouse/Pipelines/Pipelines.h"
+
+#include <mutex>
+
 // Dialects.
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -324,6 +328,12 @@ static void registerCPUConversionPasses() {
 }
 
 void lighthouse::registerAllPasses() {
-  registerDialectPasses();
-  registerCPUConversionPasses();
+  // Registering a pipeline name twice is a fatal error; callers (the C API,
+  // the Python site initializer, tools) need not coordinate.
+  static std::once_flag registered;
+  std::call_once(registered, [] {
+    registerDialectPasses();
+    registerCPUConversionPasses();
+    registerPipelines();
+  });
 }

@@ -1,0 +1,31 @@
+//===- Pipelines.h - lighthouse's named pass pipelines ---------*- C++ -*-===//
+//
+// Pipelines from linalg on tensors to the LLVM dialect, ready for the
+// execution engine or for translation to LLVM IR. They are registered under
+// their names by lighthouse::registerAllPasses, so pipeline strings
+// (`builtin.module(lighthouse-cpu)`), lh-opt and the C API can name them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIGHTHOUSE_PIPELINES_PIPELINES_H
+#define LIGHTHOUSE_PIPELINES_PIPELINES_H
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace lighthouse {
+
+/// Appends the robust CPU pipeline to a module-level pass manager: one-shot
+/// bufferization of the whole module (function boundaries included, with
+/// identity-layout memrefs there), ownership-based buffer deallocation, loops
+/// from linalg, and the conversions to the LLVM dialect, with C wrappers for
+/// public functions. Returned buffers are owned by the caller.
+void buildCPUDefaultPipeline(mlir::OpPassManager &pm);
+
+/// Registers lighthouse's pipelines: `lighthouse-cpu`.
+void registerPipelines();
+
+} // namespace lighthouse
+
+#endif // LIGHTHOUSE_PIPELINES_PIPELINES_H

@@ -1,0 +1,52 @@
+//===- CPU.cpp - Pipelines from linalg on tensors to LLVM for CPUs --------===//
+
+#include "lighthouse/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+namespace lighthouse {
+
+// The pipelines are spelled in the textual pipeline syntax: each step then
+// names the registered pass that a user would name in lh-opt, and options
+// read as they do on a command line.
+static void appendPipeline(OpPassManager &pm, llvm::StringRef pipeline) {
+  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+    llvm::report_fatal_error("lighthouse: invalid built-in pipeline");
+}
+
+void buildCPUDefaultPipeline(OpPassManager &pm) {
+  appendPipeline(
+      pm,
+      // Tensors to buffers, across function boundaries; plain memrefs at the
+      // boundaries so that callers pass and receive dense arrays.
+      "one-shot-bufferize{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "canonicalize,"
+      // Frees what is not returned; returned buffers belong to the caller.
+      "buffer-deallocation-pipeline,"
+      "convert-bufferization-to-memref,"
+      "func.func(convert-linalg-to-loops),"
+      "expand-strided-metadata,"
+      "lower-affine,"
+      "finalize-memref-to-llvm,"
+      "convert-scf-to-cf,"
+      // Math ops with an LLVM intrinsic use it; the others call libm.
+      "func.func(convert-math-to-llvm),"
+      "convert-math-to-libm,"
+      "func.func(llvm-request-c-wrappers),"
+      "convert-to-llvm,"
+      "reconcile-unrealized-casts");
+}
+
+void registerPipelines() {
+  PassPipelineRegistration<>(
+      "lighthouse-cpu",
+      "lighthouse's robust CPU pipeline: linalg on tensors to the LLVM "
+      "dialect, with C wrappers for public functions",
+      buildCPUDefaultPipeline);
+}
+
+} // namespace lighthouse
