@@ -20,6 +20,9 @@ static void appendPipeline(OpPassManager &pm, llvm::StringRef pipeline) {
 void buildCPUDefaultPipeline(OpPassManager &pm) {
   appendPipeline(
       pm,
+      // C wrappers for the functions of the input only: library functions
+      // declared later (libm's) have none.
+      "func.func(llvm-request-c-wrappers),"
       // Tensors to buffers, across function boundaries; plain memrefs at the
       // boundaries so that callers pass and receive dense arrays.
       "one-shot-bufferize{bufferize-function-boundaries "
@@ -36,7 +39,6 @@ void buildCPUDefaultPipeline(OpPassManager &pm) {
       // Math ops with an LLVM intrinsic use it; the others call libm.
       "func.func(convert-math-to-llvm),"
       "convert-math-to-libm,"
-      "func.func(llvm-request-c-wrappers),"
       "convert-to-llvm,"
       "reconcile-unrealized-casts");
 }

@@ -26,4 +26,19 @@ def runtime_library_paths() -> list:
     return [_os.path.join(libs_dir, name) for name in _RUNTIME_LIBRARIES]
 
 
-__all__ = ["LIGHTHOUSE_VERSION", "MLIR_VERSION", "__version__", "runtime_library_paths"]
+def compile(model, example_inputs=(), **options):
+    """Compiles a PyTorch model to a native CPU callable (see lighthouse.compiler)."""
+    from .compiler import compile as compile_torch
+
+    return compile_torch(model, example_inputs, **options)
+
+
+def compile_onnx(model, **options):
+    """Compiles an ONNX model to a native CPU callable (see lighthouse.compiler)."""
+    from .compiler import compile_onnx as compile_from_onnx
+
+    return compile_from_onnx(model, **options)
+
+
+__all__ = ["LIGHTHOUSE_VERSION", "MLIR_VERSION", "__version__", "compile", "compile_onnx",
+           "runtime_library_paths"]

@@ -1,0 +1,344 @@
+"""Models in, native CPU callables out.
+
+    compiled = lighthouse.compile(model, (x,))        # a torch.nn.Module
+    y = compiled(x)                                    # torch in, torch out
+
+    compiled = lighthouse.compile_onnx("model.onnx")
+    (y,) = compiled(x)                                 # numpy in, numpy out
+
+A model goes through `lighthouse.ingress` to linalg on tensors, then through
+a named pass pipeline (`PIPELINES`, by default lighthouse's C++
+`lighthouse-cpu`) to the LLVM dialect, and is JIT-compiled by MLIR's
+execution engine. Arrays are passed to and returned from the compiled code
+without copies: inputs are read in place, and results are buffers the
+compiled code allocated, handed to numpy (or torch) with their ownership.
+"""
+
+import ctypes
+import functools
+import os
+import time
+import weakref
+from typing import Any, Dict, Optional, Sequence
+
+import numpy as np
+
+from . import ir
+from .passmanager import PassManager
+
+__all__ = ["PIPELINES", "CompiledModule", "compile", "compile_module", "compile_onnx"]
+
+#: Pipelines by name, from linalg on tensors to the LLVM dialect.
+PIPELINES: Dict[str, str] = {
+    "default": "builtin.module(lighthouse-cpu)",
+}
+
+_ELEMENT_TYPES = {
+    "f16": np.float16, "f32": np.float32, "f64": np.float64,
+    "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+    "ui8": np.uint8,
+}
+
+# memref.get_global marks buffers the compiled code does not own with this
+# allocated pointer.
+_NOT_OWNED = 0xDEADBEEF
+
+_libc = ctypes.CDLL(None)
+_libc.free.argtypes = [ctypes.c_void_p]
+
+
+@functools.lru_cache(maxsize=None)
+def _descriptor_type(rank: int, element: type) -> type:
+    """The ctypes layout of a ranked memref descriptor in MLIR's C interface."""
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+              ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+    return type(f"MemRef{rank}d", (ctypes.Structure,), {"_fields_": fields})
+
+
+class _TensorSpec:
+    """A tensor argument or result of the compiled function."""
+
+    def __init__(self, tensor_type: ir.RankedTensorType):
+        element = str(tensor_type.element_type)
+        if element not in _ELEMENT_TYPES:
+            raise NotImplementedError(
+                f"lighthouse cannot yet pass tensors of {element} to compiled code")
+        self.dtype = np.dtype(_ELEMENT_TYPES[element])
+        self.shape = [None if tensor_type.is_dynamic_dim(i) else tensor_type.shape[i]
+                      for i in range(tensor_type.rank)]
+        self.descriptor = _descriptor_type(tensor_type.rank, ctypes.c_byte)
+
+    def describe(self) -> str:
+        dims = "x".join("?" if d is None else str(d) for d in self.shape)
+        return f"{self.dtype}[{dims}]"
+
+
+def _function_specs(function) -> tuple:
+    function_type = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
+
+    def spec(index, t, what):
+        try:
+            return _TensorSpec(ir.RankedTensorType(t))
+        except ValueError:
+            raise NotImplementedError(
+                f"{what} {index} of the compiled function is {t}; lighthouse passes "
+                "ranked tensors only") from None
+
+    def specs(types, what):
+        return [spec(index, t, what) for index, t in enumerate(types)]
+
+    return specs(function_type.inputs, "argument"), specs(function_type.results, "result")
+
+
+class CompiledModule:
+    """A JIT-compiled function; call it with arrays like the model it came from.
+
+    Attributes:
+      timings: seconds spent in each compilation stage.
+      ir: the IR after each stage, when compiled with `dump_ir`.
+    """
+
+    def __init__(self, engine, context, function_name, arguments, results, returns_torch,
+                 timings, stages_ir):
+        self._engine = engine
+        self._context = context  # The engine's module lives in it.
+        self._function_name = function_name
+        self._arguments = arguments
+        self._results = results
+        self._returns_torch = returns_torch
+        self.timings = timings
+        self.ir = stages_ir
+        self._function = engine.lookup(function_name)
+        result_fields = [(f"r{i}", r.descriptor) for i, r in enumerate(results)]
+        self._result_type = (results[0].descriptor if len(results) == 1 else
+                             type("Results", (ctypes.Structure,), {"_fields_": result_fields}))
+
+    def signature(self) -> str:
+        arguments = ", ".join(a.describe() for a in self._arguments)
+        results = ", ".join(r.describe() for r in self._results)
+        return f"{self._function_name}({arguments}) -> ({results})"
+
+    def __repr__(self):
+        return f"<lighthouse.CompiledModule {self.signature()}>"
+
+    def _check_argument(self, index: int, value, spec: _TensorSpec) -> np.ndarray:
+        torch = _torch_if_loaded()
+        if torch is not None and isinstance(value, torch.Tensor):
+            if value.device.type != "cpu":
+                raise TypeError(f"argument {index}: lighthouse runs on the CPU, the tensor "
+                                f"is on {value.device}")
+            value = value.detach().contiguous().numpy()
+        elif not isinstance(value, np.ndarray):
+            raise TypeError(f"argument {index}: expected a numpy array or a torch tensor "
+                            f"of {spec.describe()}, got {type(value).__name__}")
+        if value.dtype != spec.dtype:
+            raise TypeError(f"argument {index}: expected {spec.dtype} elements, got "
+                            f"{value.dtype}")
+        if value.ndim != len(spec.shape):
+            raise ValueError(f"argument {index}: expected rank {len(spec.shape)} "
+                             f"({spec.describe()}), got shape {tuple(value.shape)}")
+        for dim, (expected, actual) in enumerate(zip(spec.shape, value.shape)):
+            if expected is not None and expected != actual:
+                raise ValueError(f"argument {index}: dimension {dim} must be {expected} "
+                                 f"({spec.describe()}), got shape {tuple(value.shape)}")
+        return np.ascontiguousarray(value)
+
+    def __call__(self, *args):
+        if len(args) != len(self._arguments):
+            raise TypeError(f"{self.signature()} takes {len(self._arguments)} arguments, "
+                            f"got {len(args)}")
+        arrays = [self._check_argument(i, a, s) for i, (a, s) in enumerate(zip(args, self._arguments))]
+        descriptors = [_describe(a, s) for a, s in zip(arrays, self._arguments)]
+        result = self._result_type()
+        pointers = [ctypes.pointer(ctypes.pointer(result))] if self._results else []
+        pointers += [ctypes.pointer(ctypes.pointer(d)) for d in descriptors]
+        packed = (ctypes.c_void_p * len(pointers))(
+            *[ctypes.cast(p, ctypes.c_void_p) for p in pointers])
+        self._function(packed)
+        returned = [result] if len(self._results) == 1 else \
+            [getattr(result, f"r{i}") for i in range(len(self._results))]
+        outputs = _take_results(returned, self._results, arrays)
+        if self._returns_torch:
+            torch = _torch_if_loaded()
+            outputs = [torch.from_numpy(o) for o in outputs]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _torch_if_loaded():
+    import sys
+
+    return sys.modules.get("torch")
+
+
+def _describe(array: np.ndarray, spec: _TensorSpec):
+    descriptor = spec.descriptor()
+    descriptor.allocated = descriptor.aligned = array.ctypes.data
+    descriptor.offset = 0
+    if array.ndim:
+        descriptor.sizes[:] = array.shape
+        descriptor.strides[:] = [s // array.itemsize for s in array.strides]
+    return descriptor
+
+
+def _take_results(descriptors, specs, inputs) -> list:
+    """numpy arrays over the result buffers, owning those the code allocated."""
+    input_ranges = [(a.ctypes.data, a.ctypes.data + a.nbytes) for a in inputs]
+    owners = {}
+    outputs = []
+    for descriptor, spec in zip(descriptors, specs):
+        shape = tuple(descriptor.sizes) if spec.shape else ()
+        strides = tuple(s * spec.dtype.itemsize for s in descriptor.strides) if spec.shape else ()
+        start = descriptor.aligned + descriptor.offset * spec.dtype.itemsize
+        count = int(np.prod(shape)) if shape else 1
+        extent = max((max(d - 1, 0) * s for d, s in zip(shape, strides)), default=0) + \
+            spec.dtype.itemsize
+        allocated = descriptor.allocated
+        aliases_input = any(lo <= allocated < hi for lo, hi in input_ranges)
+        if count == 0:
+            outputs.append(np.empty(shape, spec.dtype))
+            if allocated and not aliases_input and allocated != _NOT_OWNED:
+                _libc.free(allocated)
+            continue
+        buffer = (ctypes.c_byte * extent).from_address(start)
+        view = np.lib.stride_tricks.as_strided(
+            np.frombuffer(buffer, dtype=spec.dtype, count=extent // spec.dtype.itemsize),
+            shape, strides)
+        if aliases_input or allocated == _NOT_OWNED:
+            # Not the compiled code's to give away: a view of an input or a constant.
+            outputs.append(np.array(view))
+            continue
+        if allocated not in owners:
+            owners[allocated] = buffer
+            weakref.finalize(buffer, _libc.free, allocated)
+        outputs.append(view)
+    return outputs
+
+
+def _timed(timings: dict, stage: str, function):
+    start = time.perf_counter()
+    result = function()
+    timings[stage] = time.perf_counter() - start
+    return result
+
+
+def _resolve_pipeline(pipeline: str) -> str:
+    if pipeline in PIPELINES:
+        return PIPELINES[pipeline]
+    from . import plugins
+
+    found = plugins.find_pipeline(pipeline)
+    if found is not None:
+        return found
+    if pipeline.startswith("builtin.module("):
+        return pipeline
+    known = ", ".join(sorted(set(PIPELINES) | set(plugins.pipeline_names())))
+    raise ValueError(f"unknown pipeline {pipeline!r}: use one of {known}, or a pass "
+                     "pipeline string 'builtin.module(...)'")
+
+
+def _record(stages_ir, dump_ir, stage: str, module: ir.Module):
+    if not dump_ir:
+        return
+    text = module.operation.get_asm(large_elements_limit=16)
+    stages_ir[stage] = text
+    if isinstance(dump_ir, (str, os.PathLike)):
+        os.makedirs(dump_ir, exist_ok=True)
+        with open(os.path.join(dump_ir, f"{len(stages_ir)}-{stage}.mlir"), "w") as f:
+            f.write(text)
+
+
+def _finish(module: ir.Module, function_name: str, *, pipeline: str, returns_torch: bool,
+            timings: dict, stages_ir: dict, dump_ir, opt_level: int) -> CompiledModule:
+    from .execution_engine import ExecutionEngine
+    from . import runtime_library_paths
+
+    functions = {ir.StringAttr(op.attributes["sym_name"]).value: op
+                 for op in module.body.operations if op.operation.name == "func.func"}
+    if function_name not in functions:
+        raise ValueError(f"no function @{function_name} in the module; it has "
+                         f"{', '.join('@' + n for n in functions) or 'none'}")
+    arguments, results = _function_specs(functions[function_name])
+    _record(stages_ir, dump_ir, "linalg", module)
+    pipeline_text = _resolve_pipeline(pipeline)
+    _timed(timings, "pipeline", lambda: PassManager.parse(pipeline_text).run(module.operation))
+    _record(stages_ir, dump_ir, "llvm", module)
+    engine = _timed(timings, "jit", lambda: ExecutionEngine(
+        module, opt_level=opt_level, shared_libs=runtime_library_paths()))
+    compiled = _timed(timings, "jit-lookup", lambda: CompiledModule(
+        engine, module.context, function_name, arguments, results, returns_torch,
+        timings, stages_ir))
+    return compiled
+
+
+def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
+            pipeline: str = "default", dump_ir=None, opt_level: int = 3) -> CompiledModule:
+    """Compiles a PyTorch model to a native CPU callable.
+
+    Args:
+      model: a `torch.nn.Module` or a `torch.export.ExportedProgram`.
+      example_inputs: inputs to export with (a tuple).
+      dynamic_shapes: as for `torch.export.export`, e.g. a dynamic batch.
+      pipeline: a name from `PIPELINES` or a plugin's, or a pipeline string.
+      dump_ir: True to keep the IR of each stage in `.ir`; a folder to also
+        write it there.
+      opt_level: LLVM's optimization level for the JIT.
+
+    Returns:
+      A `CompiledModule` taking and returning torch tensors (numpy arrays are
+      accepted too), one tensor or a tuple as the model returns.
+    """
+    from .ingress import torch as torch_ingress
+
+    timings: Dict[str, float] = {}
+    stages_ir: Dict[str, str] = {}
+    context = ir.Context()
+    with context:
+        raw = _timed(timings, "import", lambda: torch_ingress.import_model(
+            model, example_inputs, dynamic_shapes=dynamic_shapes))
+        _record(stages_ir, dump_ir, "torch", raw)
+        linalg = _timed(timings, "lower-to-linalg", lambda: torch_ingress.lower_to_linalg(raw))
+        return _finish(linalg, "main", pipeline=pipeline, returns_torch=True, timings=timings,
+                       stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level)
+
+
+def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: int = 3,
+                 **load_options) -> CompiledModule:
+    """Compiles an ONNX model (a path or a `ModelProto`) to a native CPU callable.
+
+    The callable takes numpy arrays in the order of the graph's inputs and
+    returns a numpy array, or a tuple for several outputs. `load_options` go
+    to `lighthouse.ingress.onnx.load`.
+    """
+    from .ingress import onnx as onnx_ingress
+
+    timings: Dict[str, float] = {}
+    stages_ir: Dict[str, str] = {}
+    context = ir.Context()
+    with context:
+        raw = _timed(timings, "import", lambda: onnx_ingress.import_model(model, **load_options))
+        _record(stages_ir, dump_ir, "torch-onnx", raw)
+        function_name = ir.StringAttr(raw.body.operations[0].attributes["sym_name"]).value
+        linalg = _timed(timings, "lower-to-linalg", lambda: onnx_ingress.lower_to_linalg(raw))
+        return _finish(linalg, function_name, pipeline=pipeline, returns_torch=False,
+                       timings=timings, stages_ir=stages_ir, dump_ir=dump_ir,
+                       opt_level=opt_level)
+
+
+def compile_module(module, function: str = "main", *, pipeline: str = "default",
+                   dump_ir=None, opt_level: int = 3) -> CompiledModule:
+    """Compiles linalg-on-tensors IR (a module, or its text) to a native CPU callable.
+
+    The module is consumed: the pipeline rewrites it in place.
+    """
+    timings: Dict[str, float] = {}
+    stages_ir: Dict[str, str] = {}
+    if isinstance(module, str):
+        context = ir.Context()
+        with context:
+            module = ir.Module.parse(module)
+    with module.context:
+        return _finish(module, function, pipeline=pipeline, returns_torch=False,
+                       timings=timings, stages_ir=stages_ir, dump_ir=dump_ir,
+                       opt_level=opt_level)
