@@ -23,6 +23,9 @@ void buildCPUDefaultPipeline(OpPassManager &pm) {
       // C wrappers for the functions of the input only: library functions
       // declared later (libm's) have none.
       "func.func(llvm-request-c-wrappers),"
+      // Elementwise arith/math ops on whole tensors become linalg.generic,
+      // which bufferizes.
+      "func.func(convert-elementwise-to-linalg),"
       // Tensors to buffers, across function boundaries; plain memrefs at the
       // boundaries so that callers pass and receive dense arrays.
       "one-shot-bufferize{bufferize-function-boundaries "

@@ -26,7 +26,8 @@ import numpy as np
 from . import ir
 from .passmanager import PassManager
 
-__all__ = ["PIPELINES", "CompiledModule", "compile", "compile_module", "compile_onnx"]
+__all__ = ["PIPELINES", "CompileError", "CompiledModule", "compile", "compile_module",
+           "compile_onnx"]
 
 #: Pipelines by name, from linalg on tensors to the LLVM dialect.
 PIPELINES: Dict[str, str] = {
@@ -42,6 +43,10 @@ _ELEMENT_TYPES = {
 # memref.get_global marks buffers the compiled code does not own with this
 # allocated pointer.
 _NOT_OWNED = 0xDEADBEEF
+
+class CompileError(RuntimeError):
+    """A pipeline failed, or left operations that native code cannot hold."""
+
 
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
@@ -96,18 +101,19 @@ class CompiledModule:
     """A JIT-compiled function; call it with arrays like the model it came from.
 
     Attributes:
+      pipeline: the pass pipeline it was compiled with.
       timings: seconds spent in each compilation stage.
       ir: the IR after each stage, when compiled with `dump_ir`.
     """
 
-    def __init__(self, engine, context, function_name, arguments, results, returns_torch,
-                 timings, stages_ir):
+    def __init__(self, engine, context, function_name, arguments, results, pipeline, timings,
+                 stages_ir):
         self._engine = engine
         self._context = context  # The engine's module lives in it.
         self._function_name = function_name
         self._arguments = arguments
         self._results = results
-        self._returns_torch = returns_torch
+        self.pipeline = pipeline
         self.timings = timings
         self.ir = stages_ir
         self._function = engine.lookup(function_name)
@@ -149,7 +155,11 @@ class CompiledModule:
         if len(args) != len(self._arguments):
             raise TypeError(f"{self.signature()} takes {len(self._arguments)} arguments, "
                             f"got {len(args)}")
-        arrays = [self._check_argument(i, a, s) for i, (a, s) in enumerate(zip(args, self._arguments))]
+        torch = _torch_if_loaded()
+        # Results are of the kind the arguments are.
+        returns_torch = torch is not None and any(isinstance(a, torch.Tensor) for a in args)
+        arrays = [self._check_argument(i, a, s)
+                  for i, (a, s) in enumerate(zip(args, self._arguments))]
         descriptors = [_describe(a, s) for a, s in zip(arrays, self._arguments)]
         result = self._result_type()
         pointers = [ctypes.pointer(ctypes.pointer(result))] if self._results else []
@@ -160,8 +170,7 @@ class CompiledModule:
         returned = [result] if len(self._results) == 1 else \
             [getattr(result, f"r{i}") for i in range(len(self._results))]
         outputs = _take_results(returned, self._results, arrays)
-        if self._returns_torch:
-            torch = _torch_if_loaded()
+        if returns_torch:
             outputs = [torch.from_numpy(o) for o in outputs]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
@@ -249,8 +258,29 @@ def _record(stages_ir, dump_ir, stage: str, module: ir.Module):
             f.write(text)
 
 
-def _finish(module: ir.Module, function_name: str, *, pipeline: str, returns_torch: bool,
-            timings: dict, stages_ir: dict, dump_ir, opt_level: int) -> CompiledModule:
+def _run_pipeline(module: ir.Module, name: str, pipeline: str):
+    try:
+        PassManager.parse(pipeline).run(module.operation)
+    except ir.MLIRError as error:
+        raise CompileError(f"pipeline {name!r} ({pipeline}) failed:\n{error}") from None
+    leftovers = []
+
+    def check(op):
+        if op.name.split(".")[0] not in ("llvm", "builtin"):
+            leftovers.append(op)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(check)
+    if leftovers:
+        listed = "\n".join(f"  '{op.name}' at {op.location}" for op in leftovers[:10])
+        raise CompileError(
+            f"pipeline {name!r} ({pipeline}) left {len(leftovers)} operation(s) it could not "
+            f"lower to the LLVM dialect:\n{listed}")
+
+
+def _finish(module: ir.Module, function_name: str, *, pipeline: str, timings: dict,
+            stages_ir: dict, dump_ir, opt_level: int) -> CompiledModule:
     from .execution_engine import ExecutionEngine
     from . import runtime_library_paths
 
@@ -262,13 +292,13 @@ def _finish(module: ir.Module, function_name: str, *, pipeline: str, returns_tor
     arguments, results = _function_specs(functions[function_name])
     _record(stages_ir, dump_ir, "linalg", module)
     pipeline_text = _resolve_pipeline(pipeline)
-    _timed(timings, "pipeline", lambda: PassManager.parse(pipeline_text).run(module.operation))
+    _timed(timings, "pipeline", lambda: _run_pipeline(module, pipeline, pipeline_text))
     _record(stages_ir, dump_ir, "llvm", module)
     engine = _timed(timings, "jit", lambda: ExecutionEngine(
         module, opt_level=opt_level, shared_libs=runtime_library_paths()))
     compiled = _timed(timings, "jit-lookup", lambda: CompiledModule(
-        engine, module.context, function_name, arguments, results, returns_torch,
-        timings, stages_ir))
+        engine, module.context, function_name, arguments, results, pipeline_text, timings,
+        stages_ir))
     return compiled
 
 
@@ -286,8 +316,8 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
       opt_level: LLVM's optimization level for the JIT.
 
     Returns:
-      A `CompiledModule` taking and returning torch tensors (numpy arrays are
-      accepted too), one tensor or a tuple as the model returns.
+      A `CompiledModule` taking torch tensors or numpy arrays and returning
+      the same kind, one array or a tuple as the model returns.
     """
     from .ingress import torch as torch_ingress
 
@@ -299,7 +329,7 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
             model, example_inputs, dynamic_shapes=dynamic_shapes))
         _record(stages_ir, dump_ir, "torch", raw)
         linalg = _timed(timings, "lower-to-linalg", lambda: torch_ingress.lower_to_linalg(raw))
-        return _finish(linalg, "main", pipeline=pipeline, returns_torch=True, timings=timings,
+        return _finish(linalg, "main", pipeline=pipeline, timings=timings,
                        stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level)
 
 
@@ -307,8 +337,8 @@ def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: i
                  **load_options) -> CompiledModule:
     """Compiles an ONNX model (a path or a `ModelProto`) to a native CPU callable.
 
-    The callable takes numpy arrays in the order of the graph's inputs and
-    returns a numpy array, or a tuple for several outputs. `load_options` go
+    The callable takes arrays in the order of the graph's inputs and returns
+    one array, or a tuple for several outputs. `load_options` go
     to `lighthouse.ingress.onnx.load`.
     """
     from .ingress import onnx as onnx_ingress
@@ -321,9 +351,8 @@ def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: i
         _record(stages_ir, dump_ir, "torch-onnx", raw)
         function_name = ir.StringAttr(raw.body.operations[0].attributes["sym_name"]).value
         linalg = _timed(timings, "lower-to-linalg", lambda: onnx_ingress.lower_to_linalg(raw))
-        return _finish(linalg, function_name, pipeline=pipeline, returns_torch=False,
-                       timings=timings, stages_ir=stages_ir, dump_ir=dump_ir,
-                       opt_level=opt_level)
+        return _finish(linalg, function_name, pipeline=pipeline, timings=timings,
+                       stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level)
 
 
 def compile_module(module, function: str = "main", *, pipeline: str = "default",
@@ -339,6 +368,5 @@ def compile_module(module, function: str = "main", *, pipeline: str = "default",
         with context:
             module = ir.Module.parse(module)
     with module.context:
-        return _finish(module, function, pipeline=pipeline, returns_torch=False,
-                       timings=timings, stages_ir=stages_ir, dump_ir=dump_ir,
-                       opt_level=opt_level)
+        return _finish(module, function, pipeline=pipeline, timings=timings,
+                       stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level)

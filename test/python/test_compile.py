@@ -1,0 +1,189 @@
+"""lighthouse.compile and compile_onnx on the ingress test models, the
+TorchDynamo backend, pipeline plugins, and call-time errors."""
+
+import importlib.metadata
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)")
+onnx = pytest.importorskip("onnx", reason="needs lighthouse[onnx] (build_tools/setup.sh installs it)")
+
+import lighthouse  # noqa: E402
+import models  # noqa: E402
+from lighthouse.compiler import CompileError, compile_module  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+# Reductions run in another order than PyTorch's kernels: float32 rounding.
+TOLERANCE = dict(rtol=1e-4, atol=1e-5)
+MODELS = models.torch_models()
+
+
+@pytest.fixture(scope="module")
+def compiled_models():
+    return {name: (module, inputs, lighthouse.compile(module, inputs, dynamic_shapes=dynamic))
+            for name, module, inputs, dynamic in MODELS}
+
+
+@pytest.mark.parametrize("name", [m[0] for m in MODELS])
+def test_torch_model_matches_eager(compiled_models, name):
+    module, inputs, compiled = compiled_models[name]
+    with torch.no_grad():
+        expected = module(*inputs)
+    actual = compiled(*inputs)
+    assert isinstance(actual, torch.Tensor)
+    torch.testing.assert_close(actual, expected, **TOLERANCE)
+    # numpy in, numpy out.
+    as_numpy = compiled(*[i.numpy() for i in inputs])
+    assert isinstance(as_numpy, np.ndarray)
+    np.testing.assert_allclose(as_numpy, expected.numpy(), **TOLERANCE)
+
+
+@pytest.mark.parametrize("batch", [1, 5, 64])
+def test_dynamic_batch(compiled_models, batch):
+    module, _, compiled = compiled_models["mlp_dynamic_batch"]
+    x = torch.randn(batch, 16, generator=torch.Generator().manual_seed(batch))
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), module(x), **TOLERANCE)
+
+
+def test_results_are_owned_and_independent(compiled_models):
+    _, inputs, compiled = compiled_models["mlp"]
+    first = compiled(*inputs)
+    second = compiled(*inputs)
+    assert first.data_ptr() != second.data_ptr()
+    second.zero_()
+    assert first.abs().sum() > 0
+    del second  # freeing a result leaves the other intact
+    torch.testing.assert_close(first, compiled(*inputs))
+
+
+def test_timings_and_ir_dumps(tmp_path):
+    module, inputs = models.seeded(models.MLP()), (torch.randn(2, 16),)
+    compiled = lighthouse.compile(module, inputs, dump_ir=tmp_path)
+    assert set(compiled.timings) >= {"import", "lower-to-linalg", "pipeline", "jit"}
+    assert all(seconds >= 0 for seconds in compiled.timings.values())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["1-torch.mlir", "2-linalg.mlir",
+                                                          "3-llvm.mlir"]
+    assert '"torch.aten.mm"' in compiled.ir["torch"]
+    assert "linalg.matmul" in compiled.ir["linalg"]
+    assert "llvm.func @main" in compiled.ir["llvm"]
+
+
+@pytest.mark.parametrize("model", [
+    pytest.param(lambda: models.onnx_dense_softmax(13), id="dense-softmax-13"),
+    pytest.param(lambda: models.onnx_dense_softmax(21), id="dense-softmax-21"),
+    pytest.param(lambda: models.onnx_conv_pool(18), id="conv-pool-18"),
+    pytest.param(lambda: onnx.load_from_string(models.exported_onnx(
+        models.seeded(models.SmallCNN()), (torch.randn(1, 3, 16, 16),))), id="exported-cnn"),
+    pytest.param(lambda: onnx.load_from_string(models.exported_onnx(
+        models.seeded(models.MLP()), (torch.randn(2, 16),), dynamic_batch=True)),
+        id="exported-mlp-dynamic"),
+])
+def test_onnx_model_matches_reference_evaluator(model):
+    from onnx.reference import ReferenceEvaluator
+
+    model = model()
+    compiled = lighthouse.compile_onnx(model)
+    initializers = {i.name for i in model.graph.initializer}
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for graph_input in model.graph.input:
+        if graph_input.name in initializers:
+            continue
+        shape = [d.dim_value if d.dim_value else 3 for d in graph_input.type.tensor_type.shape.dim]
+        feeds[graph_input.name] = rng.standard_normal(shape).astype(np.float32)
+    (expected,) = ReferenceEvaluator(model).run(None, feeds)
+    np.testing.assert_allclose(compiled(*feeds.values()), expected, **TOLERANCE)
+
+
+def test_torch_compile_backend_by_name():
+    backends = importlib.metadata.entry_points(group="torch_dynamo_backends")
+    if "lighthouse" not in [ep.name for ep in backends]:
+        pytest.skip("lighthouse is not installed with its metadata (a build tree on PYTHONPATH)")
+    torch._dynamo.reset()
+    for _, module, inputs, _ in [m for m in MODELS if m[0] in ("mlp", "cnn")]:
+        compiled = torch.compile(module, backend="lighthouse")
+        with torch.no_grad():
+            torch.testing.assert_close(compiled(*inputs), module(*inputs), **TOLERANCE)
+
+
+def test_pipeline_plugin_found_by_name(tmp_path):
+    # The example package, installed into its own folder, declares `fused-cpu`.
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                    "--no-build-isolation", "--target", str(tmp_path),
+                    str(REPO / "examples" / "pipeline-plugin")], check=True)
+    script = f"""
+import sys
+sys.path.insert(0, {str(REPO / "test")!r})
+import lighthouse, models, torch
+from lighthouse import plugins
+assert "fused-cpu" in plugins.pipeline_names(), plugins.pipeline_names()
+module, inputs = models.seeded(models.MLP()), (torch.randn(3, 16),)
+compiled = lighthouse.compile(module, inputs, pipeline="fused-cpu")
+assert "linalg-fuse-elementwise-ops" in compiled.pipeline, compiled.pipeline
+with torch.no_grad():
+    torch.testing.assert_close(compiled(*inputs), module(*inputs), rtol=1e-4, atol=1e-5)
+print("ran fused-cpu")
+"""
+    path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": path})
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "ran fused-cpu" in result.stdout
+
+
+EXP = """func.func @main(%a: tensor<2x3xf32>, %n: tensor<?xi64>) -> tensor<2x3xf32> {
+  %r = math.exp %a : tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}"""
+
+
+@pytest.mark.parametrize("args, error, text", [
+    ((np.zeros((2, 3), np.float64), np.zeros(4, np.int64)), TypeError,
+     "argument 0: expected float32 elements, got float64"),
+    ((np.zeros((3, 2), np.float32), np.zeros(4, np.int64)), ValueError,
+     "argument 0: dimension 0 must be 2 (float32[2x3]), got shape (3, 2)"),
+    ((np.zeros((2, 3), np.float32), np.zeros((4, 1), np.int64)), ValueError,
+     "argument 1: expected rank 1 (int64[?]), got shape (4, 1)"),
+    ((np.zeros((2, 3), np.float32),), TypeError, "takes 2 arguments, got 1"),
+    (([[0.0] * 3] * 2, np.zeros(4, np.int64)), TypeError,
+     "argument 0: expected a numpy array or a torch tensor of float32[2x3], got list"),
+], ids=["dtype", "static-dim", "rank", "count", "not-an-array"])
+def test_call_time_errors_name_the_argument(args, error, text):
+    compiled = compile_module(EXP)
+    with pytest.raises(error) as info:
+        compiled(*args)
+    assert text in str(info.value)
+    # Good arguments still work afterwards.
+    np.testing.assert_allclose(compiled(np.zeros((2, 3), np.float32), np.zeros(4, np.int64)),
+                               np.ones((2, 3)))
+
+
+def test_op_the_pipeline_cannot_lower_is_named():
+    source = """
+    ml_program.global private @g(dense<1.0> : tensor<4xf32>) : tensor<4xf32>
+    func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+      %g = ml_program.global_load_const @g : tensor<4xf32>
+      return %g : tensor<4xf32>
+    }"""
+    with pytest.raises(CompileError) as info:
+        compile_module(source)
+    message = str(info.value)
+    assert "pipeline 'default' (builtin.module(lighthouse-cpu)) failed" in message
+    assert "ml_program.global_load_const" in message
+    assert ":4:12:" in message
+
+
+def test_unknown_pipeline_lists_the_known_ones():
+    with pytest.raises(ValueError, match="unknown pipeline 'fastest'.*default"):
+        compile_module(EXP, pipeline="fastest")
+
+
+def test_unknown_function():
+    with pytest.raises(ValueError, match=r"no function @forward in the module; it has @main"):
+        compile_module(EXP, "forward")
