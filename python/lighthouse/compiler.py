@@ -16,7 +16,10 @@ compiled code allocated, handed to numpy (or torch) with their ownership.
 
 import ctypes
 import functools
+import math
 import os
+import sys
+import threading
 import time
 import weakref
 from typing import Any, Dict, Optional, Sequence
@@ -97,8 +100,26 @@ def _function_specs(function) -> tuple:
     return specs(function_type.inputs, "argument"), specs(function_type.results, "result")
 
 
+class _CallFrame:
+    """The argument and result descriptors of one thread's calls, reused."""
+
+    def __init__(self, arguments, results, result_type):
+        self.arguments = [spec.descriptor() for spec in arguments]
+        self.result = result_type() if results else None
+        # The packed calling convention takes, per parameter, the address of a
+        # pointer to its descriptor (results first).
+        self._pointers = [ctypes.pointer(d) for d in
+                          ([self.result] if results else []) + self.arguments]
+        self.packed = (ctypes.c_void_p * len(self._pointers))(
+            *[ctypes.addressof(p) for p in self._pointers])
+
+
 class CompiledModule:
     """A JIT-compiled function; call it with arrays like the model it came from.
+
+    Arrays are passed without copies when C-contiguous; results are arrays of
+    the kind of the arguments (torch tensors if any argument is one), over
+    buffers the compiled code allocated and hands over.
 
     Attributes:
       pipeline: the pass pipeline it was compiled with.
@@ -117,9 +138,12 @@ class CompiledModule:
         self.timings = timings
         self.ir = stages_ir
         self._function = engine.lookup(function_name)
-        result_fields = [(f"r{i}", r.descriptor) for i, r in enumerate(results)]
-        self._result_type = (results[0].descriptor if len(results) == 1 else
-                             type("Results", (ctypes.Structure,), {"_fields_": result_fields}))
+        if len(results) == 1:
+            self._result_type = results[0].descriptor
+        else:
+            fields = [(f"r{i}", r.descriptor) for i, r in enumerate(results)]
+            self._result_type = type("Results", (ctypes.Structure,), {"_fields_": fields})
+        self._frames = threading.local()
 
     def signature(self) -> str:
         arguments = ", ".join(a.describe() for a in self._arguments)
@@ -129,13 +153,19 @@ class CompiledModule:
     def __repr__(self):
         return f"<lighthouse.CompiledModule {self.signature()}>"
 
-    def _check_argument(self, index: int, value, spec: _TensorSpec) -> np.ndarray:
-        torch = _torch_if_loaded()
+    def _frame(self) -> _CallFrame:
+        frame = getattr(self._frames, "frame", None)
+        if frame is None:
+            frame = self._frames.frame = _CallFrame(self._arguments, self._results,
+                                                    self._result_type)
+        return frame
+
+    def _check_argument(self, index: int, value, spec: _TensorSpec, torch) -> np.ndarray:
         if torch is not None and isinstance(value, torch.Tensor):
             if value.device.type != "cpu":
                 raise TypeError(f"argument {index}: lighthouse runs on the CPU, the tensor "
                                 f"is on {value.device}")
-            value = value.detach().contiguous().numpy()
+            value = value.detach().numpy()
         elif not isinstance(value, np.ndarray):
             raise TypeError(f"argument {index}: expected a numpy array or a torch tensor "
                             f"of {spec.describe()}, got {type(value).__name__}")
@@ -149,72 +179,62 @@ class CompiledModule:
             if expected is not None and expected != actual:
                 raise ValueError(f"argument {index}: dimension {dim} must be {expected} "
                                  f"({spec.describe()}), got shape {tuple(value.shape)}")
-        return np.ascontiguousarray(value)
+        return value if value.flags.c_contiguous else np.ascontiguousarray(value)
 
     def __call__(self, *args):
         if len(args) != len(self._arguments):
             raise TypeError(f"{self.signature()} takes {len(self._arguments)} arguments, "
                             f"got {len(args)}")
-        torch = _torch_if_loaded()
+        torch = sys.modules.get("torch")
         # Results are of the kind the arguments are.
         returns_torch = torch is not None and any(isinstance(a, torch.Tensor) for a in args)
-        arrays = [self._check_argument(i, a, s)
+        arrays = [self._check_argument(i, a, s, torch)
                   for i, (a, s) in enumerate(zip(args, self._arguments))]
-        descriptors = [_describe(a, s) for a, s in zip(arrays, self._arguments)]
-        result = self._result_type()
-        pointers = [ctypes.pointer(ctypes.pointer(result))] if self._results else []
-        pointers += [ctypes.pointer(ctypes.pointer(d)) for d in descriptors]
-        packed = (ctypes.c_void_p * len(pointers))(
-            *[ctypes.cast(p, ctypes.c_void_p) for p in pointers])
-        self._function(packed)
-        returned = [result] if len(self._results) == 1 else \
-            [getattr(result, f"r{i}") for i in range(len(self._results))]
+        frame = self._frame()
+        for array, descriptor in zip(arrays, frame.arguments):
+            descriptor.allocated = descriptor.aligned = array.ctypes.data
+            if array.ndim:
+                descriptor.sizes[:] = array.shape
+                descriptor.strides[:] = [s // array.itemsize for s in array.strides]
+        self._function(frame.packed)
+        if len(self._results) == 1:
+            returned = [frame.result]
+        else:
+            returned = [getattr(frame.result, f"r{i}") for i in range(len(self._results))]
         outputs = _take_results(returned, self._results, arrays)
         if returns_torch:
             outputs = [torch.from_numpy(o) for o in outputs]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
-def _torch_if_loaded():
-    import sys
-
-    return sys.modules.get("torch")
-
-
-def _describe(array: np.ndarray, spec: _TensorSpec):
-    descriptor = spec.descriptor()
-    descriptor.allocated = descriptor.aligned = array.ctypes.data
-    descriptor.offset = 0
-    if array.ndim:
-        descriptor.sizes[:] = array.shape
-        descriptor.strides[:] = [s // array.itemsize for s in array.strides]
-    return descriptor
-
-
 def _take_results(descriptors, specs, inputs) -> list:
     """numpy arrays over the result buffers, owning those the code allocated."""
-    input_ranges = [(a.ctypes.data, a.ctypes.data + a.nbytes) for a in inputs]
     owners = {}
     outputs = []
     for descriptor, spec in zip(descriptors, specs):
+        itemsize = spec.dtype.itemsize
         shape = tuple(descriptor.sizes) if spec.shape else ()
-        strides = tuple(s * spec.dtype.itemsize for s in descriptor.strides) if spec.shape else ()
-        start = descriptor.aligned + descriptor.offset * spec.dtype.itemsize
-        count = int(np.prod(shape)) if shape else 1
-        extent = max((max(d - 1, 0) * s for d, s in zip(shape, strides)), default=0) + \
-            spec.dtype.itemsize
-        allocated = descriptor.allocated
-        aliases_input = any(lo <= allocated < hi for lo, hi in input_ranges)
+        count = math.prod(shape)
+        allocated = descriptor.allocated or 0
+        aliases_input = any(a.ctypes.data <= allocated < a.ctypes.data + a.nbytes
+                            for a in inputs)
+        owned = not aliases_input and allocated != _NOT_OWNED
         if count == 0:
             outputs.append(np.empty(shape, spec.dtype))
-            if allocated and not aliases_input and allocated != _NOT_OWNED:
+            if owned and allocated and allocated not in owners:
+                owners[allocated] = None
                 _libc.free(allocated)
             continue
+        strides = tuple(s * itemsize for s in descriptor.strides) if shape else ()
+        extent = sum((d - 1) * s for d, s in zip(shape, strides)) + itemsize
+        start = descriptor.aligned + descriptor.offset * itemsize
         buffer = (ctypes.c_byte * extent).from_address(start)
-        view = np.lib.stride_tricks.as_strided(
-            np.frombuffer(buffer, dtype=spec.dtype, count=extent // spec.dtype.itemsize),
-            shape, strides)
-        if aliases_input or allocated == _NOT_OWNED:
+        flat = np.frombuffer(buffer, dtype=spec.dtype, count=extent // itemsize)
+        contiguous = strides == tuple(math.prod(shape[i + 1:]) * itemsize
+                                      for i in range(len(shape)))
+        view = flat.reshape(shape) if contiguous else \
+            np.lib.stride_tricks.as_strided(flat, shape, strides)
+        if not owned:
             # Not the compiled code's to give away: a view of an input or a constant.
             outputs.append(np.array(view))
             continue
