@@ -1,0 +1,55 @@
+"""f32 matmul throughput: lighthouse's compiled code vs torch eager, next to
+the machine's peak, in one run.
+
+    .venv/bin/python bench/matmul.py [--pipeline default] [--sizes 256 512 1024 2048]
+"""
+
+import argparse
+
+import _common
+import numpy as np
+import torch
+
+from lighthouse.compiler import compile_module
+
+MATMUL = """
+func.func @main(%a: tensor<{n}x{n}xf32>, %b: tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<{n}x{n}xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<{n}x{n}xf32>, tensor<{n}x{n}xf32>)
+                     outs(%acc : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
+  return %c : tensor<{n}x{n}xf32>
+}}
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pipeline", default="default")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    peak, _ = _common.peak_gflops()
+    print(_common.describe_machine())
+    print(f"torch {torch.__version__} ({torch.get_num_threads()} threads); "
+          f"lighthouse pipeline {args.pipeline!r}")
+    print(f"  {'n':>5} {'lighthouse':>11} {'torch':>9} {'lh/torch':>9} {'lh/peak':>8} "
+          f"{'torch/peak':>11}   (GFLOPS)")
+    for n in args.sizes:
+        compiled = compile_module(MATMUL.format(n=n), pipeline=args.pipeline)
+        rng = np.random.default_rng(n)
+        a = rng.standard_normal((n, n), dtype=np.float32)
+        b = rng.standard_normal((n, n), dtype=np.float32)
+        np.testing.assert_allclose(compiled(a, b), a @ b, rtol=1e-3, atol=1e-2)
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        flops = 2 * n ** 3
+        lighthouse_s = _common.median_seconds(lambda: compiled(a, b), args.runs, warmup=1,
+                                              budget=30)
+        torch_s = _common.median_seconds(lambda: torch.mm(ta, tb), args.runs, warmup=1)
+        lh, th = flops / lighthouse_s / 1e9, flops / torch_s / 1e9
+        print(f"  {n:5d} {lh:11.2f} {th:9.2f} {lh / th:9.3f} {lh / peak:8.3f} {th / peak:11.3f}")
+
+
+if __name__ == "__main__":
+    main()
