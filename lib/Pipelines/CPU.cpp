@@ -35,6 +35,9 @@ void buildCPUDefaultPipeline(OpPassManager &pm) {
       "buffer-deallocation-pipeline,"
       "convert-bufferization-to-memref,"
       "func.func(convert-linalg-to-loops),"
+      // Vector code (from a schedule that vectorized) down to 1-D vectors.
+      "func.func(convert-vector-to-scf{full-unroll=true},"
+      "lower-vector-multi-reduction),"
       "expand-strided-metadata,"
       "lower-affine,"
       "finalize-memref-to-llvm,"
@@ -42,11 +45,23 @@ void buildCPUDefaultPipeline(OpPassManager &pm) {
       // Math ops with an LLVM intrinsic use it; the others call libm.
       "func.func(convert-math-to-llvm),"
       "convert-math-to-libm,"
+      "convert-vector-to-llvm,"
       "convert-to-llvm,"
       "reconcile-unrealized-casts");
 }
 
+void buildCPUFastPipeline(OpPassManager &pm) {
+  appendPipeline(pm, "lighthouse-cpu-schedule,canonicalize,cse");
+  buildCPUDefaultPipeline(pm);
+}
+
 void registerPipelines() {
+  registerCPUSchedulePass();
+  PassPipelineRegistration<>(
+      "lighthouse-cpu-fast",
+      "lighthouse's performance CPU pipeline: matmuls tiled for the cache and "
+      "the registers and vectorized, then lighthouse-cpu",
+      buildCPUFastPipeline);
   PassPipelineRegistration<>(
       "lighthouse-cpu",
       "lighthouse's robust CPU pipeline: linalg on tensors to the LLVM "

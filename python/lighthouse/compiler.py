@@ -35,6 +35,7 @@ __all__ = ["PIPELINES", "CompileError", "CompiledModule", "compile", "compile_mo
 #: Pipelines by name, from linalg on tensors to the LLVM dialect.
 PIPELINES: Dict[str, str] = {
     "default": "builtin.module(lighthouse-cpu)",
+    "fast": "builtin.module(lighthouse-cpu-fast)",
 }
 
 _ELEMENT_TYPES = {

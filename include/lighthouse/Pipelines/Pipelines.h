@@ -23,7 +23,16 @@ namespace lighthouse {
 /// public functions. Returned buffers are owned by the caller.
 void buildCPUDefaultPipeline(mlir::OpPassManager &pm);
 
-/// Registers lighthouse's pipelines: `lighthouse-cpu`.
+/// Appends the performance CPU pipeline: `lighthouse-cpu-schedule` (matmuls
+/// tiled for the cache and the registers and vectorized), then the default
+/// pipeline, which also lowers the vector code.
+void buildCPUFastPipeline(mlir::OpPassManager &pm);
+
+/// Registers the `lighthouse-cpu-schedule` pass.
+void registerCPUSchedulePass();
+
+/// Registers lighthouse's pipelines and passes: `lighthouse-cpu`,
+/// `lighthouse-cpu-fast`, `lighthouse-cpu-schedule`.
 void registerPipelines();
 
 } // namespace lighthouse
