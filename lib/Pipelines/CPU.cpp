@@ -17,7 +17,10 @@ static void appendPipeline(OpPassManager &pm, llvm::StringRef pipeline) {
     llvm::report_fatal_error("lighthouse: invalid built-in pipeline");
 }
 
-void buildCPUDefaultPipeline(OpPassManager &pm) {
+/// Bufferizes and lowers to the LLVM dialect. With `openmp`, scf.forall loops
+/// (one iteration per thread) run on the OpenMP runtime; without, one after
+/// the other.
+static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
   appendPipeline(
       pm,
       // C wrappers for the functions of the input only: library functions
@@ -34,6 +37,11 @@ void buildCPUDefaultPipeline(OpPassManager &pm) {
       // Frees what is not returned; returned buffers belong to the caller.
       "buffer-deallocation-pipeline,"
       "convert-bufferization-to-memref,"
+      "scf-forall-to-parallel");
+  if (openmp)
+    appendPipeline(pm, "convert-scf-to-openmp");
+  appendPipeline(
+      pm,
       "func.func(convert-linalg-to-loops),"
       // Vector code (from a schedule that vectorized) down to 1-D vectors.
       "func.func(convert-vector-to-scf{full-unroll=true},"
@@ -50,23 +58,28 @@ void buildCPUDefaultPipeline(OpPassManager &pm) {
       "reconcile-unrealized-casts");
 }
 
+void buildCPUDefaultPipeline(OpPassManager &pm) {
+  buildCPUPipeline(pm, /*openmp=*/false);
+}
+
 void buildCPUFastPipeline(OpPassManager &pm) {
   appendPipeline(pm, "lighthouse-cpu-schedule,canonicalize,cse");
-  buildCPUDefaultPipeline(pm);
+  buildCPUPipeline(pm, /*openmp=*/true);
 }
 
 void registerPipelines() {
   registerCPUSchedulePass();
   PassPipelineRegistration<>(
-      "lighthouse-cpu-fast",
-      "lighthouse's performance CPU pipeline: matmuls tiled for the cache and "
-      "the registers and vectorized, then lighthouse-cpu",
-      buildCPUFastPipeline);
-  PassPipelineRegistration<>(
       "lighthouse-cpu",
       "lighthouse's robust CPU pipeline: linalg on tensors to the LLVM "
       "dialect, with C wrappers for public functions",
       buildCPUDefaultPipeline);
+  PassPipelineRegistration<>(
+      "lighthouse-cpu-fast",
+      "lighthouse's performance CPU pipeline: matmuls split across threads "
+      "(OpenMP), tiled for the cache and the registers and vectorized, then "
+      "lowered as lighthouse-cpu does",
+      buildCPUFastPipeline);
 }
 
 } // namespace lighthouse

@@ -22,6 +22,8 @@
 #include "mlir/Pass/Pass.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <thread>
+
 using namespace mlir;
 
 namespace lighthouse {
@@ -29,8 +31,10 @@ namespace {
 
 constexpr llvm::StringLiteral kScheduleAttr = "lighthouse.cpu_schedule";
 
-/// Tile sizes for one matmul: [M, N, K] for the cache, then for the registers.
+/// Tile sizes for one matmul: the rows of M each thread takes (0: one
+/// thread), then [M, N, K] for the cache and for the registers.
 struct MatmulTiles {
+  int64_t threadRows = 0;
   SmallVector<int64_t, 3> cache, registers;
 };
 
@@ -38,7 +42,8 @@ struct MatmulTiles {
 /// full tiles (partial tiles would not vectorize without masks).
 static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
                                            ArrayRef<int64_t> cacheTiles,
-                                           ArrayRef<int64_t> registerTiles) {
+                                           ArrayRef<int64_t> registerTiles,
+                                           int64_t threads) {
   if (!matmul.hasPureTensorSemantics())
     return std::nullopt;
   auto lhs = dyn_cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
@@ -52,6 +57,11 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
     return std::nullopt;
   int64_t sizes[3] = {lhs.getDimSize(0), rhs.getDimSize(1), lhs.getDimSize(1)};
   MatmulTiles tiles;
+  // Threads split M when each gets whole register tiles.
+  if (threads > 1 && sizes[0] % (threads * registerTiles[0]) == 0) {
+    tiles.threadRows = sizes[0] / threads;
+    sizes[0] = tiles.threadRows;
+  }
   for (int i = 0; i < 3; ++i) {
     int64_t cache = std::min(cacheTiles[i], sizes[i]);
     if (sizes[i] % registerTiles[i] || cache % registerTiles[i] ||
@@ -77,8 +87,24 @@ static std::string buildSchedule(ArrayRef<MatmulTiles> tiles) {
   for (auto [index, tile] : llvm::enumerate(tiles)) {
     body += llvm::formatv(
         R"mlir(
-    %mm{0} = transform.structured.match ops{{["linalg.matmul"]}
+    %matched{0} = transform.structured.match ops{{["linalg.matmul"]}
         attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
+)mlir",
+        index, kScheduleAttr);
+    // An scf.forall over blocks of rows, one per thread.
+    body += tile.threadRows
+                ? llvm::formatv(R"mlir(
+    %mm{0}, %forall{0} = transform.structured.tile_using_forall %matched{0}
+        tile_sizes [{1}, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+)mlir",
+                                index, tile.threadRows)
+                      .str()
+                : llvm::formatv("    %mm{0} = transform.merge_handles %matched{0} "
+                                ": !transform.any_op\n",
+                                index)
+                      .str();
+    body += llvm::formatv(
+        R"mlir(
     %cache{0}, %cl{0}:3 = transform.structured.tile_using_for %mm{0} tile_sizes [{2}]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     %regs{0}, %rl{0}:3 = transform.structured.tile_using_for %cache{0} tile_sizes [{3}]
@@ -141,8 +167,12 @@ public:
     }
     SmallVector<MatmulTiles> tiles;
     Builder builder(module.getContext());
+    int64_t threadCount =
+        threads > 0 ? threads
+                    : static_cast<int64_t>(std::thread::hardware_concurrency());
     module.walk([&](linalg::MatmulOp matmul) {
-      if (auto chosen = tilesFor(matmul, cacheTiles, registerTiles)) {
+      if (auto chosen =
+              tilesFor(matmul, cacheTiles, registerTiles, threadCount)) {
         matmul->setAttr(kScheduleAttr, builder.getI64IntegerAttr(tiles.size()));
         tiles.push_back(*chosen);
       }
@@ -170,12 +200,17 @@ private:
   ListOption<int64_t> cacheTiles{
       *this, "cache-tiles",
       llvm::cl::desc("M, N, K tile sizes of the block of C kept in cache"),
-      llvm::cl::list_init<int64_t>({64, 1024, 64})};
+      llvm::cl::list_init<int64_t>({128, 1024, 64})};
   ListOption<int64_t> registerTiles{
       *this, "register-tiles",
       llvm::cl::desc("M, N, K tile sizes of the block of C kept in vector "
                      "registers (N a multiple of the vector width)"),
-      llvm::cl::list_init<int64_t>({8, 64, 8})};
+      llvm::cl::list_init<int64_t>({8, 32, 8})};
+  Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads that split each matmul's rows (0: one per "
+                     "hardware thread; 1: no scf.forall)"),
+      llvm::cl::init(0)};
 };
 
 } // namespace

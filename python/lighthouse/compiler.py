@@ -48,6 +48,12 @@ _ELEMENT_TYPES = {
 # allocated pointer.
 _NOT_OWNED = 0xDEADBEEF
 
+# OpenMP threads that wait for work after a parallel region spin for 200 ms by
+# default, taking the cores from everything else in the process (PyTorch's own
+# threads, say); yield them at once instead, unless the user chose otherwise.
+os.environ.setdefault("KMP_BLOCKTIME", "0")
+
+
 class CompileError(RuntimeError):
     """A pipeline failed, or left operations that native code cannot hold."""
 
@@ -287,7 +293,8 @@ def _run_pipeline(module: ir.Module, name: str, pipeline: str):
     leftovers = []
 
     def check(op):
-        if op.name.split(".")[0] not in ("llvm", "builtin"):
+        # The OpenMP dialect (threads) translates to LLVM IR as the LLVM one does.
+        if op.name.split(".")[0] not in ("llvm", "builtin", "omp"):
             leftovers.append(op)
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE

@@ -24,8 +24,9 @@ namespace lighthouse {
 void buildCPUDefaultPipeline(mlir::OpPassManager &pm);
 
 /// Appends the performance CPU pipeline: `lighthouse-cpu-schedule` (matmuls
-/// tiled for the cache and the registers and vectorized), then the default
-/// pipeline, which also lowers the vector code.
+/// split across threads, tiled for the cache and the registers, vectorized),
+/// then the default pipeline with the threads on the OpenMP runtime (code
+/// compiled by it needs libomp, which the package ships).
 void buildCPUFastPipeline(mlir::OpPassManager &pm);
 
 /// Registers the `lighthouse-cpu-schedule` pass.
