@@ -187,3 +187,31 @@ def test_unknown_pipeline_lists_the_known_ones():
 def test_unknown_function():
     with pytest.raises(ValueError, match=r"no function @forward in the module; it has @main"):
         compile_module(EXP, "forward")
+
+
+@pytest.mark.parametrize("name", [m[0] for m in MODELS])
+def test_fast_pipeline_matches_eager(compiled_models, name):
+    module, inputs, _ = compiled_models[name]
+    dynamic = next(m[3] for m in MODELS if m[0] == name)
+    compiled = lighthouse.compile(module, inputs, dynamic_shapes=dynamic, pipeline="fast")
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(*inputs), module(*inputs), **TOLERANCE)
+
+
+@pytest.mark.parametrize("m, n, k", [(256, 256, 256), (64, 1024, 128), (10, 7, 5)],
+                         ids=["threads-and-vectors", "one-cache-tile", "ragged-loops"])
+def test_fast_pipeline_matmul(m, n, k):
+    source = f"""
+    func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+      %zero = arith.constant 0.0 : f32
+      %init = tensor.empty() : tensor<{m}x{n}xf32>
+      %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+      %c = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)
+                         outs(%acc : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+      return %c : tensor<{m}x{n}xf32>
+    }}"""
+    compiled = compile_module(source, pipeline="fast")
+    rng = np.random.default_rng(m + n + k)
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
+    np.testing.assert_allclose(compiled(a, b), a @ b, rtol=1e-4, atol=1e-3)
