@@ -31,6 +31,9 @@ mlir_libs = os.path.join(package_dir, "_mlir_libs")
 # lh-opt is shipped inside the package.
 config.environment["PATH"] = os.pathsep.join([mlir_libs, config.environment["PATH"]])
 config.substitutions.append(("%python", python))
+# lh-run as its console script runs it, also from a build tree.
+config.substitutions.append(
+    ("%lh-run", f'{python} -c "import sys; from lighthouse.tools import run_main; run_main()"'))
 config.substitutions.append(("%cc", lit_config.params.get("cc", shutil.which("clang-22") or "cc")))
 config.substitutions.append(("%lighthouse_include", os.path.join(mlir_libs, "include")))
 config.substitutions.append(("%lighthouse_libs", mlir_libs))

@@ -9,3 +9,7 @@ Each gives the model as imported (torch-dialect IR) and lowered to linalg on
 tensors (upstream dialects only). Importing a submodule without its extra
 raises an ImportError that names the extra.
 """
+
+from ._torch_mlir import ExchangeError, IngressError, LoweringError
+
+__all__ = ["ExchangeError", "IngressError", "LoweringError"]
