@@ -16,9 +16,14 @@ compiled code allocated, handed to numpy (or torch) with their ownership.
 
 import ctypes
 import functools
+import hashlib
+import json
 import math
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import weakref
@@ -27,10 +32,16 @@ from typing import Any, Dict, Optional, Sequence
 import numpy as np
 
 from . import ir
+from ._version import LIGHTHOUSE_VERSION, MLIR_VERSION
 from .passmanager import PassManager
 
 __all__ = ["PIPELINES", "CompileError", "CompiledModule", "compile", "compile_module",
-           "compile_onnx"]
+           "compile_onnx", "load"]
+
+# A saved CompiledModule: a folder with the code and a manifest.
+_FORMAT = 1
+_LIBRARY = "module.so"
+_MANIFEST = "manifest.json"
 
 #: Pipelines by name, from linalg on tensors to the LLVM dialect.
 PIPELINES: Dict[str, str] = {
@@ -75,15 +86,23 @@ def _descriptor_type(rank: int, element: type) -> type:
 class _TensorSpec:
     """A tensor argument or result of the compiled function."""
 
-    def __init__(self, tensor_type: ir.RankedTensorType):
+    def __init__(self, dtype: np.dtype, shape: list):
+        self.dtype = np.dtype(dtype)
+        self.shape = list(shape)  # None for a dynamic dimension
+        self.descriptor = _descriptor_type(len(shape), ctypes.c_byte)
+
+    @classmethod
+    def of_type(cls, tensor_type: ir.RankedTensorType) -> "_TensorSpec":
         element = str(tensor_type.element_type)
         if element not in _ELEMENT_TYPES:
             raise NotImplementedError(
                 f"lighthouse cannot yet pass tensors of {element} to compiled code")
-        self.dtype = np.dtype(_ELEMENT_TYPES[element])
-        self.shape = [None if tensor_type.is_dynamic_dim(i) else tensor_type.shape[i]
-                      for i in range(tensor_type.rank)]
-        self.descriptor = _descriptor_type(tensor_type.rank, ctypes.c_byte)
+        return cls(_ELEMENT_TYPES[element],
+                   [None if tensor_type.is_dynamic_dim(i) else tensor_type.shape[i]
+                    for i in range(tensor_type.rank)])
+
+    def to_json(self) -> dict:
+        return {"dtype": self.dtype.name, "shape": self.shape}
 
     def describe(self) -> str:
         dims = "x".join("?" if d is None else str(d) for d in self.shape)
@@ -95,7 +114,7 @@ def _function_specs(function) -> tuple:
 
     def spec(index, t, what):
         try:
-            return _TensorSpec(ir.RankedTensorType(t))
+            return _TensorSpec.of_type(ir.RankedTensorType(t))
         except ValueError:
             raise NotImplementedError(
                 f"{what} {index} of the compiled function is {t}; lighthouse passes "
@@ -134,17 +153,17 @@ class CompiledModule:
       ir: the IR after each stage, when compiled with `dump_ir`.
     """
 
-    def __init__(self, engine, context, function_name, arguments, results, pipeline, timings,
-                 stages_ir):
-        self._engine = engine
-        self._context = context  # The engine's module lives in it.
+    def __init__(self, function, keep_alive, function_name, arguments, results, pipeline,
+                 timings, stages_ir, object_file=None):
+        self._function = function
+        self._keep_alive = keep_alive  # The engine or library holding the code.
+        self._object_file = object_file  # The code as an object file, for `save`.
         self._function_name = function_name
         self._arguments = arguments
         self._results = results
         self.pipeline = pipeline
         self.timings = timings
         self.ir = stages_ir
-        self._function = engine.lookup(function_name)
         if len(results) == 1:
             self._result_type = results[0].descriptor
         else:
@@ -159,6 +178,27 @@ class CompiledModule:
 
     def __repr__(self):
         return f"<lighthouse.CompiledModule {self.signature()}>"
+
+    def save(self, path) -> None:
+        """Saves the compiled code (a shared library) and a manifest to the folder
+        `path`; `lighthouse.compiler.load(path)` runs it without recompiling."""
+        os.makedirs(path, exist_ok=True)
+        library = os.path.join(path, _LIBRARY)
+        if isinstance(self._keep_alive, ctypes.CDLL):  # Loaded from a folder.
+            shutil.copyfile(self._keep_alive._name, library)
+        else:
+            _link_shared_library(self._object_file, library)
+        manifest = {
+            "format": _FORMAT,
+            "lighthouse": LIGHTHOUSE_VERSION,
+            "mlir": MLIR_VERSION,
+            "function": self._function_name,
+            "pipeline": self.pipeline,
+            "arguments": [a.to_json() for a in self._arguments],
+            "results": [r.to_json() for r in self._results],
+        }
+        with open(os.path.join(path, _MANIFEST), "w") as f:
+            json.dump(manifest, f, indent=2)
 
     def _frame(self) -> _CallFrame:
         frame = getattr(self._frames, "frame", None)
@@ -307,8 +347,64 @@ def _run_pipeline(module: ir.Module, name: str, pipeline: str):
             f"lower to the LLVM dialect:\n{listed}")
 
 
+def _link_shared_library(object_file: str, library: str) -> None:
+    """Links the JIT's object file into a shared library that finds lighthouse's
+    runtime libraries where the package keeps them."""
+    from . import runtime_library_paths
+
+    linker = os.environ.get("CC") or shutil.which("cc") or shutil.which("clang") or \
+        shutil.which("gcc")
+    if linker is None:
+        raise CompileError("saving compiled code needs a C compiler to link it (set CC)")
+    runtime = runtime_library_paths()
+    libs_dir = os.path.dirname(runtime[0]) if runtime else ""
+    command = [linker, "-shared", object_file, "-o", library, *runtime, "-lm",
+               f"-Wl,-rpath,{libs_dir}"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise CompileError(f"linking {library} failed: {' '.join(command)}\n{result.stderr}")
+
+
+def load(path) -> CompiledModule:
+    """Loads code saved by `CompiledModule.save`, without recompiling.
+
+    Raises:
+      FileNotFoundError: `path` holds no saved module.
+      ValueError: it was saved by another lighthouse or MLIR version.
+    """
+    manifest_path = os.path.join(path, _MANIFEST)
+    if not os.path.isfile(manifest_path):
+        raise FileNotFoundError(f"no compiled module saved in {path} (no {_MANIFEST})")
+    with open(manifest_path) as f:
+        manifest = json.load(f)
+    saved_by = (manifest.get("format"), manifest.get("lighthouse"), manifest.get("mlir"))
+    if saved_by != (_FORMAT, LIGHTHOUSE_VERSION, MLIR_VERSION):
+        raise ValueError(
+            f"{path} was saved by lighthouse {saved_by[1]} on MLIR {saved_by[2]} (format "
+            f"{saved_by[0]}); this is lighthouse {LIGHTHOUSE_VERSION} on MLIR {MLIR_VERSION}: "
+            "compile it again")
+    library = ctypes.CDLL(os.path.abspath(os.path.join(path, _LIBRARY)))
+    function = library[f"_mlir__mlir_ciface_{manifest['function']}"]
+    function.argtypes = [ctypes.c_void_p]
+    function.restype = None
+    specs = [[_TensorSpec(t["dtype"], t["shape"]) for t in manifest[kind]]
+             for kind in ("arguments", "results")]
+    return CompiledModule(function, library, manifest["function"], *specs,
+                          manifest["pipeline"], {}, {})
+
+
+def _cache_key(module: ir.Module, function_name: str, pipeline_text: str,
+               opt_level: int) -> str:
+    digest = hashlib.sha256()
+    for part in (LIGHTHOUSE_VERSION, MLIR_VERSION, function_name, pipeline_text,
+                 str(opt_level)):
+        digest.update(part.encode() + b"\0")
+    digest.update(module.operation.get_asm(binary=True, print_generic_op_form=True))
+    return digest.hexdigest()[:32]
+
+
 def _finish(module: ir.Module, function_name: str, *, pipeline: str, timings: dict,
-            stages_ir: dict, dump_ir, opt_level: int) -> CompiledModule:
+            stages_ir: dict, dump_ir, opt_level: int, cache_dir=None) -> CompiledModule:
     from .execution_engine import ExecutionEngine
     from . import runtime_library_paths
 
@@ -320,18 +416,40 @@ def _finish(module: ir.Module, function_name: str, *, pipeline: str, timings: di
     arguments, results = _function_specs(functions[function_name])
     _record(stages_ir, dump_ir, "linalg", module)
     pipeline_text = _resolve_pipeline(pipeline)
+    cached = None
+    if cache_dir is not None:
+        cached = os.path.join(cache_dir, _cache_key(module, function_name, pipeline_text,
+                                                    opt_level))
+        if os.path.isfile(os.path.join(cached, _MANIFEST)):
+            compiled = _timed(timings, "cache-load", lambda: load(cached))
+            compiled.timings, compiled.ir = timings, stages_ir
+            return compiled
     _timed(timings, "pipeline", lambda: _run_pipeline(module, pipeline, pipeline_text))
     _record(stages_ir, dump_ir, "llvm", module)
+    # Position-independent code, so that `save` can link it into a library.
     engine = _timed(timings, "jit", lambda: ExecutionEngine(
-        module, opt_level=opt_level, shared_libs=runtime_library_paths()))
-    compiled = _timed(timings, "jit-lookup", lambda: CompiledModule(
-        engine, module.context, function_name, arguments, results, pipeline_text, timings,
-        stages_ir))
+        module, opt_level=opt_level, shared_libs=runtime_library_paths(), enable_pic=True))
+    try:
+        function = _timed(timings, "jit-lookup", lambda: engine.lookup(function_name))
+    except RuntimeError:
+        raise CompileError(
+            f"the JIT could not produce @{function_name}: a symbol it calls is missing "
+            "(the 'JIT session error' printed above names it)") from None
+    object_dir = tempfile.mkdtemp(prefix="lighthouse-")
+    object_file = os.path.join(object_dir, "module.o")
+    engine.dump_to_object_file(object_file)
+    weakref.finalize(engine, shutil.rmtree, object_dir, True)
+    compiled = CompiledModule(function, engine, function_name, arguments,
+                              results, pipeline_text, timings, stages_ir, object_file)
+    compiled._context = module.context
+    if cached is not None:
+        _timed(timings, "cache-save", lambda: compiled.save(cached))
     return compiled
 
 
 def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
-            pipeline: str = "default", dump_ir=None, opt_level: int = 3) -> CompiledModule:
+            pipeline: str = "default", dump_ir=None, opt_level: int = 3,
+            cache_dir=None) -> CompiledModule:
     """Compiles a PyTorch model to a native CPU callable.
 
     Args:
@@ -342,6 +460,8 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
       dump_ir: True to keep the IR of each stage in `.ir`; a folder to also
         write it there.
       opt_level: LLVM's optimization level for the JIT.
+      cache_dir: a folder of compiled code keyed on the linalg IR, the
+        pipeline and the versions: a hit skips the pipeline and the JIT.
 
     Returns:
       A `CompiledModule` taking torch tensors or numpy arrays and returning
@@ -358,11 +478,12 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
         _record(stages_ir, dump_ir, "torch", raw)
         linalg = _timed(timings, "lower-to-linalg", lambda: torch_ingress.lower_to_linalg(raw))
         return _finish(linalg, "main", pipeline=pipeline, timings=timings,
-                       stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level)
+                       stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
+                       cache_dir=cache_dir)
 
 
 def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: int = 3,
-                 **load_options) -> CompiledModule:
+                 cache_dir=None, **load_options) -> CompiledModule:
     """Compiles an ONNX model (a path or a `ModelProto`) to a native CPU callable.
 
     The callable takes arrays in the order of the graph's inputs and returns
@@ -380,11 +501,12 @@ def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: i
         function_name = ir.StringAttr(raw.body.operations[0].attributes["sym_name"]).value
         linalg = _timed(timings, "lower-to-linalg", lambda: onnx_ingress.lower_to_linalg(raw))
         return _finish(linalg, function_name, pipeline=pipeline, timings=timings,
-                       stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level)
+                       stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
+                       cache_dir=cache_dir)
 
 
 def compile_module(module, function: str = "main", *, pipeline: str = "default",
-                   dump_ir=None, opt_level: int = 3) -> CompiledModule:
+                   dump_ir=None, opt_level: int = 3, cache_dir=None) -> CompiledModule:
     """Compiles linalg-on-tensors IR (a module, or its text) to a native CPU callable.
 
     The module is consumed: the pipeline rewrites it in place.
@@ -397,4 +519,5 @@ def compile_module(module, function: str = "main", *, pipeline: str = "default",
             module = ir.Module.parse(module)
     with module.context:
         return _finish(module, function, pipeline=pipeline, timings=timings,
-                       stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level)
+                       stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
+                       cache_dir=cache_dir)

@@ -215,3 +215,53 @@ def test_fast_pipeline_matmul(m, n, k):
     a = rng.standard_normal((m, k), dtype=np.float32)
     b = rng.standard_normal((k, n), dtype=np.float32)
     np.testing.assert_allclose(compiled(a, b), a @ b, rtol=1e-4, atol=1e-3)
+
+
+def test_save_and_load_in_a_fresh_process(tmp_path):
+    module = models.seeded(models.MLP())
+    batch = torch.export.Dim("batch")
+    compiled = lighthouse.compile(module, (torch.randn(2, 16),), dynamic_shapes={"x": {0: batch}},
+                                  pipeline="fast")
+    compiled.save(tmp_path / "mlp")
+    x = np.random.default_rng(0).standard_normal((5, 16), dtype=np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "expected.npy", compiled(x))
+    # No torch, no ingress, no JIT: the saved library runs as it is.
+    script = f"""
+import sys, numpy as np
+from lighthouse.compiler import load
+loaded = load({str(tmp_path / "mlp")!r})
+assert "lighthouse-cpu-fast" in loaded.pipeline
+np.testing.assert_array_equal(loaded(np.load({str(tmp_path / "x.npy")!r})),
+                              np.load({str(tmp_path / "expected.npy")!r}))
+assert "torch" not in sys.modules and "lighthouse.execution_engine" not in sys.modules
+print(loaded.signature())
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "main(float32[?x16]) -> (float32[?x4])" in result.stdout
+
+
+def test_cache_hit_skips_pipeline_and_jit(tmp_path):
+    module, inputs = models.seeded(models.MLP()), (torch.randn(3, 16),)
+    first = lighthouse.compile(module, inputs, cache_dir=tmp_path)
+    second = lighthouse.compile(module, inputs, cache_dir=tmp_path)
+    assert {"pipeline", "jit", "cache-save"} <= set(first.timings)
+    assert "cache-load" in second.timings and "jit" not in second.timings
+    torch.testing.assert_close(second(*inputs), first(*inputs))
+    # Another pipeline is another entry.
+    third = lighthouse.compile(module, inputs, cache_dir=tmp_path, pipeline="fast")
+    assert "jit" in third.timings
+    assert len(list(tmp_path.iterdir())) == 2
+
+
+def test_load_errors(tmp_path):
+    from lighthouse.compiler import load
+
+    with pytest.raises(FileNotFoundError, match="no compiled module saved in"):
+        load(tmp_path)
+    compile_module(EXP).save(tmp_path / "exp")
+    manifest = tmp_path / "exp" / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"mlir": "', '"mlir": "0.'))
+    with pytest.raises(ValueError, match="was saved by lighthouse .* on MLIR 0.*compile it again"):
+        load(tmp_path / "exp")
