@@ -4,7 +4,7 @@
     y = compiled(x)                                    # torch in, torch out
 
     compiled = lighthouse.compile_onnx("model.onnx")
-    (y,) = compiled(x)                                 # numpy in, numpy out
+    y = compiled(x)                                    # numpy in, numpy out
 
 A model goes through `lighthouse.ingress` to linalg on tensors, then through
 a named pass pipeline (`PIPELINES`, by default lighthouse's C++
@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 import weakref
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, Sequence
 
 import numpy as np
 
@@ -74,7 +74,7 @@ _libc.free.argtypes = [ctypes.c_void_p]
 
 
 @functools.lru_cache(maxsize=None)
-def _descriptor_type(rank: int, element: type) -> type:
+def _descriptor_type(rank: int) -> type:
     """The ctypes layout of a ranked memref descriptor in MLIR's C interface."""
     fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
               ("offset", ctypes.c_int64)]
@@ -89,7 +89,7 @@ class _TensorSpec:
     def __init__(self, dtype: np.dtype, shape: list):
         self.dtype = np.dtype(dtype)
         self.shape = list(shape)  # None for a dynamic dimension
-        self.descriptor = _descriptor_type(len(shape), ctypes.c_byte)
+        self.descriptor = _descriptor_type(len(shape))
 
     @classmethod
     def of_type(cls, tensor_type: ir.RankedTensorType) -> "_TensorSpec":
@@ -182,6 +182,7 @@ class CompiledModule:
     def save(self, path) -> None:
         """Saves the compiled code (a shared library) and a manifest to the folder
         `path`; `lighthouse.compiler.load(path)` runs it without recompiling."""
+        path = os.path.expanduser(path)
         os.makedirs(path, exist_ok=True)
         library = os.path.join(path, _LIBRARY)
         if isinstance(self._keep_alive, ctypes.CDLL):  # Loaded from a folder.
@@ -281,13 +282,13 @@ def _take_results(descriptors, specs, inputs) -> list:
                                       for i in range(len(shape)))
         view = flat.reshape(shape) if contiguous else \
             np.lib.stride_tricks.as_strided(flat, shape, strides)
-        if not owned:
-            # Not the compiled code's to give away: a view of an input or a constant.
+        if not owned or allocated in owners:
+            # Not the compiled code's to give away (a view of an input or of a
+            # constant), or another result already owns the allocation.
             outputs.append(np.array(view))
             continue
-        if allocated not in owners:
-            owners[allocated] = buffer
-            weakref.finalize(buffer, _libc.free, allocated)
+        owners[allocated] = buffer
+        weakref.finalize(buffer, _libc.free, allocated)
         outputs.append(view)
     return outputs
 
@@ -372,6 +373,7 @@ def load(path) -> CompiledModule:
       FileNotFoundError: `path` holds no saved module.
       ValueError: it was saved by another lighthouse or MLIR version.
     """
+    path = os.path.expanduser(path)
     manifest_path = os.path.join(path, _MANIFEST)
     if not os.path.isfile(manifest_path):
         raise FileNotFoundError(f"no compiled module saved in {path} (no {_MANIFEST})")
@@ -418,8 +420,8 @@ def _finish(module: ir.Module, function_name: str, *, pipeline: str, timings: di
     pipeline_text = _resolve_pipeline(pipeline)
     cached = None
     if cache_dir is not None:
-        cached = os.path.join(cache_dir, _cache_key(module, function_name, pipeline_text,
-                                                    opt_level))
+        cached = os.path.join(os.path.expanduser(cache_dir),
+                              _cache_key(module, function_name, pipeline_text, opt_level))
         if os.path.isfile(os.path.join(cached, _MANIFEST)):
             compiled = _timed(timings, "cache-load", lambda: load(cached))
             compiled.timings, compiled.ir = timings, stages_ir
