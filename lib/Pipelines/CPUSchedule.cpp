@@ -3,15 +3,19 @@
 // `lighthouse-cpu-schedule` tiles each eligible linalg.matmul on tensors twice,
 // for the cache (a block of C that stays in L2 while K streams) and for the
 // registers (a block of C held in vector registers), and vectorizes the
-// register tile into outer products, i.e. FMAs on vectors of N. The schedule
-// is a transform-dialect script built per module, so each matmul gets tile
-// sizes that fit its shape.
+// register tile into outer products, i.e. FMAs on vectors of N. 2-D NCHW
+// convolutions and poolings are tiled into single output rows, decomposed
+// into 1-D windows and vectorized along the row; elementwise generics are
+// vectorized over their (up to two) innermost dimensions. The schedule is a
+// transform-dialect script built per module, so each op gets tile sizes that
+// fit its shape.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lighthouse/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
@@ -80,39 +84,150 @@ static std::string sizes(ArrayRef<int64_t> values) {
                     ", ");
 }
 
-/// The transform script that tiles and vectorizes the matmuls marked with
-/// kScheduleAttr = i, with tiles[i].
-static std::string buildSchedule(ArrayRef<MatmulTiles> tiles) {
-  std::string body;
-  for (auto [index, tile] : llvm::enumerate(tiles)) {
-    body += llvm::formatv(
-        R"mlir(
+/// The transform ops that tile and vectorize the matmul marked with
+/// kScheduleAttr = `index`.
+static std::string matmulSchedule(size_t index, const MatmulTiles &tile) {
+  std::string block = llvm::formatv(
+      R"mlir(
     %matched{0} = transform.structured.match ops{{["linalg.matmul"]}
         attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
 )mlir",
-        index, kScheduleAttr);
-    // An scf.forall over blocks of rows, one per thread.
-    body += tile.threadRows
-                ? llvm::formatv(R"mlir(
+      index, kScheduleAttr);
+  // An scf.forall over blocks of rows, one per thread.
+  block += tile.threadRows
+               ? llvm::formatv(R"mlir(
     %mm{0}, %forall{0} = transform.structured.tile_using_forall %matched{0}
         tile_sizes [{1}, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir",
-                                index, tile.threadRows)
-                      .str()
-                : llvm::formatv("    %mm{0} = transform.merge_handles %matched{0} "
-                                ": !transform.any_op\n",
-                                index)
-                      .str();
-    body += llvm::formatv(
-        R"mlir(
-    %cache{0}, %cl{0}:3 = transform.structured.tile_using_for %mm{0} tile_sizes [{2}]
+                               index, tile.threadRows)
+                     .str()
+               : llvm::formatv("    %mm{0} = transform.merge_handles %matched{0} "
+                               ": !transform.any_op\n",
+                               index)
+                     .str();
+  block += llvm::formatv(
+      R"mlir(
+    %cache{0}, %cl{0}:3 = transform.structured.tile_using_for %mm{0} tile_sizes [{1}]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-    %regs{0}, %rl{0}:3 = transform.structured.tile_using_for %cache{0} tile_sizes [{3}]
+    %regs{0}, %rl{0}:3 = transform.structured.tile_using_for %cache{0} tile_sizes [{2}]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.structured.vectorize %regs{0} : !transform.any_op
 )mlir",
-        index, kScheduleAttr, sizes(tile.cache), sizes(tile.registers));
+      index, sizes(tile.cache), sizes(tile.registers));
+  return block;
+}
+
+/// For the 2-D convolution or pooling in NCHW layout marked with
+/// kScheduleAttr = `index`: tiles of one output row of a block of channels,
+/// decomposed into 1-D windows and vectorized along the row. Returns none for
+/// shapes it does not handle.
+static std::optional<std::string> windowSchedule(size_t index,
+                                                 linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics())
+    return std::nullopt;
+  // Static but for the batch, which is tiled by 1.
+  auto staticButBatch = [](Type type) {
+    auto shaped = dyn_cast<RankedTensorType>(type);
+    return shaped && shaped.getRank() == 4 &&
+           llvm::none_of(shaped.getShape().drop_front(), ShapedType::isDynamic);
+  };
+  auto output = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  if (!staticButBatch(output) ||
+      !llvm::all_of(op.getDpsInputs(), [&](Value input) {
+        return staticButBatch(input.getType()) ||
+               cast<ShapedType>(input.getType()).hasStaticShape();
+      }))
+    return std::nullopt;
+  int64_t channels = output.getDimSize(1), width = output.getDimSize(3);
+  int64_t channelTile = channels <= 16 ? channels : channels % 8 == 0 ? 8 : 0;
+  int64_t widthTile = width <= 64 ? width : width % 16 == 0 ? 16 : 0;
+  if (!channelTile || !widthTile)
+    return std::nullopt;
+  // Iteration spaces: conv (n, f, oh, ow, c, kh, kw), pooling (n, c, oh, ow,
+  // kh, kw); 1-D windows need unit oh and kh.
+  bool isConv = isa<linalg::Conv2DNchwFchwOp>(op);
+  std::string tiles =
+      isConv ? llvm::formatv("1, {0}, 1, {1}, 0, 1, 0", channelTile, widthTile)
+                   .str()
+             : llvm::formatv("1, {0}, 1, {1}, 1, 0", channelTile, widthTile)
+                   .str();
+  return llvm::formatv(
+             R"mlir(
+    %window{0} = transform.structured.match ops{{["{1}"]}
+        attributes{{{2} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
+    %rows{0}, %wl{0}:5 = transform.structured.tile_using_for %window{0} tile_sizes [{3}]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %windows1d{0} = transform.structured.decompose %rows{0}
+        : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %windows1d{0} : !transform.any_op
+)mlir",
+             index, op->getName().getStringRef(), kScheduleAttr, tiles)
+      .str();
+}
+
+/// For the elementwise linalg.generic marked with kScheduleAttr = `index`
+/// (all loops parallel, shapes static but the outermost): the outer loops
+/// tiled by 1 so that the rest (at most two dimensions, 4096 elements) becomes
+/// vectors. Returns none for ops it does not handle.
+static std::optional<std::string> elementwiseSchedule(size_t index,
+                                                      linalg::GenericOp op) {
+  auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
+  if (!op.hasPureTensorSemantics() || op.getNumResults() != 1 ||
+      !linalg::isElementwise(linalgOp) ||
+      !linalgOp.hasOnlyProjectedPermutations())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t rank = ranges.size();
+  if (rank == 0 || rank > 4)
+    return std::nullopt;
+  // Vectorize the innermost (up to) two loops; tile the others by 1.
+  int64_t outer = std::max<int64_t>(rank - 2, 1);
+  if (rank == 1)
+    outer = 0;
+  int64_t elements = 1;
+  for (int64_t i = outer; i < rank; ++i) {
+    if (ShapedType::isDynamic(ranges[i]))
+      return std::nullopt;
+    elements *= ranges[i];
   }
+  if (elements > 4096 || elements < 8)
+    return std::nullopt;
+  SmallVector<int64_t> tiles(rank, 0);
+  for (int64_t i = 0; i < outer; ++i)
+    tiles[i] = 1;
+  std::string tiling =
+      outer == 0
+          ? llvm::formatv("    %rows{0} = transform.merge_handles %ew{0} "
+                          ": !transform.any_op\n",
+                          index)
+                .str()
+          : llvm::formatv(
+                R"mlir(
+    %rows{0}, %el{0}:{1} = transform.structured.tile_using_for %ew{0} tile_sizes [{2}]
+        : (!transform.any_op) -> (!transform.any_op{3})
+)mlir",
+                index, outer, sizes(tiles),
+                llvm::join(SmallVector<std::string>(outer, ", !transform.any_op"),
+                           ""))
+                .str();
+  return llvm::formatv(
+             R"mlir(
+    %ew{0} = transform.structured.match ops{{["linalg.generic"]}
+        attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
+)mlir",
+             index, kScheduleAttr)
+             .str() +
+         tiling +
+         llvm::formatv("    transform.structured.vectorize %rows{0} "
+                       ": !transform.any_op\n",
+                       index)
+             .str();
+}
+
+/// The transform script applying `blocks`, then lowering what they
+/// vectorized into FMAs.
+static std::string buildSchedule(ArrayRef<std::string> blocks) {
+  std::string body = llvm::join(blocks, "");
   return llvm::formatv(
       R"mlir(
 module attributes {{transform.with_named_sequence} {
@@ -165,23 +280,34 @@ public:
                        "register-tiles take three sizes each (M, N, K)");
       return signalPassFailure();
     }
-    SmallVector<MatmulTiles> tiles;
+    SmallVector<std::string> blocks;
     Builder builder(module.getContext());
     int64_t threadCount =
         threads > 0 ? threads
                     : static_cast<int64_t>(std::thread::hardware_concurrency());
-    module.walk([&](linalg::MatmulOp matmul) {
-      if (auto chosen =
-              tilesFor(matmul, cacheTiles, registerTiles, threadCount)) {
-        matmul->setAttr(kScheduleAttr, builder.getI64IntegerAttr(tiles.size()));
-        tiles.push_back(*chosen);
+    auto mark = [&](Operation *op, std::string block) {
+      op->setAttr(kScheduleAttr, builder.getI64IntegerAttr(blocks.size()));
+      blocks.push_back(std::move(block));
+    };
+    module.walk([&](linalg::LinalgOp op) {
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
+        if (auto tiles =
+                tilesFor(matmul, cacheTiles, registerTiles, threadCount))
+          mark(op, matmulSchedule(blocks.size(), *tiles));
+      } else if (isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
+                     linalg::PoolingNchwSumOp>(op.getOperation())) {
+        if (auto block = windowSchedule(blocks.size(), op))
+          mark(op, *block);
+      } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
+        if (auto block = elementwiseSchedule(blocks.size(), generic))
+          mark(op, *block);
       }
     });
-    if (tiles.empty())
+    if (blocks.empty())
       return;
 
     OwningOpRef<ModuleOp> schedule =
-        parseSourceString<ModuleOp>(buildSchedule(tiles), module.getContext());
+        parseSourceString<ModuleOp>(buildSchedule(blocks), module.getContext());
     if (!schedule) {
       module.emitError("lighthouse-cpu-schedule: invalid schedule");
       return signalPassFailure();

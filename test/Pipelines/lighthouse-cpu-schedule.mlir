@@ -35,3 +35,36 @@ func.func @ragged(%a: tensor<10x7xf32>, %b: tensor<7x5xf32>, %c: tensor<10x5xf32
 // FAST:         omp.wsloop
 // FAST:         llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // FAST-LABEL: llvm.func @ragged
+
+// A convolution with a dynamic batch: one output row of 8 channels at a time,
+// as 1-D windows vectorized along the row.
+// CHECK-LABEL: func.func @conv
+// CHECK:         scf.for {{.*}} to %{{.*}} step %c1
+// CHECK:           scf.for {{.*}} to %c8 step %c1
+// CHECK:             scf.for {{.*}} to %c3 step %c1
+// CHECK:               vector.fma {{.*}} : vector<8xf32>
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+func.func @conv(%x: tensor<?x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %init: tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %w : tensor<?x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%init : tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32>
+  return %c : tensor<?x8x8x8xf32>
+}
+
+// Elementwise: each 8x8 plane at once.
+// CHECK-LABEL: func.func @relu
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             vector.transfer_read {{.*}} vector<1x1x8x8xf32>
+// CHECK:             arith.maximumf {{.*}} : vector<1x1x8x8xf32>
+// CHECK-NOT:     linalg.generic
+func.func @relu(%x: tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<?x8x8x8xf32>) outs(%x : tensor<?x8x8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %v, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<?x8x8x8xf32>
+  return %r : tensor<?x8x8x8xf32>
+}
