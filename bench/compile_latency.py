@@ -1,17 +1,24 @@
 """Compile latency: lighthouse.compile vs torch.compile (inductor) on the same
-models and inputs, measured in one run (each compilation from a fresh start).
+models and inputs, measured in one run (each compilation from a fresh start,
+inductor's on-disk caches pointed at an empty folder and its graph cache off).
 
     .venv/bin/python bench/compile_latency.py [--pipeline default]
 """
 
 import argparse
+import os
+import tempfile
 import time
 
-import _common
-import models
-import torch
+# Before torch is imported: inductor must not reuse kernels from earlier runs.
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="inductor-")
+os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
 
-import lighthouse
+import _common  # noqa: E402
+import models  # noqa: E402
+import torch  # noqa: E402
+
+import lighthouse  # noqa: E402
 
 
 def first_call_seconds(compile_and_call):
