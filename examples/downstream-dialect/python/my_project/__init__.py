@@ -1,0 +1,1 @@
+"""An example project extending lighthouse with its own dialect."""

@@ -1,0 +1,1 @@
+"""The project's dialects: `from my_project.dialects import lumen`."""

@@ -1,0 +1,145 @@
+"""The user story of extending an installed lighthouse: a separately built
+dialect package (examples/downstream-dialect) used next to lighthouse in one
+context, and loaded into lh-opt as a plugin."""
+
+import importlib.metadata
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import lighthouse
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "downstream-dialect"
+LIBS = Path(lighthouse.__file__).parent / "_mlir_libs"
+
+
+def clang_environment():
+    major = lighthouse.MLIR_VERSION.split(".")[0]
+    cc, cxx = shutil.which(f"clang-{major}"), shutil.which(f"clang++-{major}")
+    if not cc or not cxx:
+        pytest.skip(f"clang-{major} is not installed (build_tools/setup.sh installs it)")
+    return {**os.environ, "CC": cc, "CXX": cxx}
+
+
+@pytest.fixture(scope="module")
+def installed_example(tmp_path_factory):
+    """The example installed by pip into its own folder, against the installed lighthouse."""
+    if "lighthouse" not in {d.metadata["Name"] for d in importlib.metadata.distributions()}:
+        pytest.skip("lighthouse is not installed (a build tree on PYTHONPATH): the example "
+                    "builds against an installed lighthouse")
+    target = tmp_path_factory.mktemp("site")
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+         "--target", str(target), str(EXAMPLE)],
+        capture_output=True, text=True, env=clang_environment())
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    print(f"\nexamples/downstream-dialect: pip install took {time.perf_counter() - start:.1f} s")
+    return target
+
+
+USER_STORY = """
+import os, subprocess
+from lighthouse.ir import Context, Location, Module, InsertionPoint, F32Type, FloatAttr, Type
+from lighthouse.dialects import arith, func
+from lighthouse.passmanager import PassManager
+from my_project.dialects import lumen
+
+with Context() as ctx, Location.unknown():
+    lumen.register_dialect(ctx)
+    m = Module.create()
+    f32 = F32Type.get()
+    with InsertionPoint(m.body):
+        @func.FuncOp.from_py_func(f32)
+        def f(x):
+            two = arith.constant(f32, 2.0)
+            six = lumen.scale(two, FloatAttr.get(f32, 3.0))
+            same = lumen.scale(x, FloatAttr.get(f32, 1.0))
+            lumen.beam(Type.parse("!lumen.beam<4>"), same)
+            return arith.addf(six, lumen.scale(same, FloatAttr.get(f32, 4.0)))
+    assert m.operation.verify()
+    ops = m.body.operations[0].regions[0].blocks[0].operations
+    assert isinstance(ops[1], lumen.ScaleOp), type(ops[1])
+    print("built:", str(m).count("lumen.scale"))
+
+    # lighthouse's canonicalize runs the dialect's folders.
+    PassManager.parse("builtin.module(canonicalize)").run(m.operation)
+    text = str(m)
+    assert "arith.constant 6.000000e+00" in text and "lumen.beam" not in text, text
+    print("folded:", text.count("lumen.scale"))
+
+    # The dialect's pass, by name in a lighthouse pipeline.
+    PassManager.parse("builtin.module(func.func(lumen-expand-scale))").run(m.operation)
+    assert "lumen.scale" not in str(m) and "arith.mulf" in str(m)
+    print("expanded")
+
+    # The verifiers of the type and the op.
+    for bad in ('!lumen.beam<0>',):
+        try:
+            Type.parse(bad)
+        except Exception as error:
+            print("type error:", str(error).splitlines()[-1])
+    try:
+        Module.parse("func.func @g(%x: f32) -> f32 { %0 = lumen.scale %x by 0.0 : f32 \\n return %0 : f32 }")
+    except Exception as error:
+        print("op error:", "factor must not be zero" in str(error))
+
+# One MLIR in the process: only lighthouse's library holds MLIR's core.
+loaded = sorted({line.split()[-1] for line in open("/proc/self/maps") if ".so" in line})
+holders = [p for p in loaded if "mlir::MLIRContext::MLIRContext(" in subprocess.run(
+    ["nm", "-D", "-C", "--defined-only", p], capture_output=True, text=True).stdout]
+print("MLIR in:", [os.path.basename(p) for p in holders])
+"""
+
+
+def test_user_story(installed_example):
+    result = subprocess.run([sys.executable, "-c", USER_STORY], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(installed_example)})
+    assert result.returncode == 0, result.stderr[-5000:]
+    out = result.stdout
+    assert "built: 3" in out
+    assert "folded: 1" in out
+    assert "expanded" in out
+    assert "type error: " in out and "a beam has at least one lane, got 0" in out
+    assert "op error: True" in out
+    assert "MLIR in: ['libLighthouseCAPI.so']" in out
+
+
+def test_dialect_and_pass_plugins_in_lh_opt(installed_example, tmp_path):
+    plugin = installed_example / "my_project" / "dialects" / "liblumen.so"
+    assert plugin.is_file()
+    source = tmp_path / "scale.mlir"
+    source.write_text("func.func @f(%x: f32) -> f32 {\n"
+                      "  %0 = lumen.scale %x by 1.0 : f32\n"
+                      "  %1 = lumen.scale %0 by 3.0 : f32\n"
+                      "  return %1 : f32\n}\n")
+    result = subprocess.run(
+        [str(LIBS / "lh-opt"), f"--load-dialect-plugin={plugin}",
+         f"--load-pass-plugin={plugin}", str(source),
+         "--pass-pipeline=builtin.module(canonicalize,func.func(lumen-expand-scale))"],
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "arith.mulf %arg0, %cst : f32" in result.stdout
+    assert "lumen." not in result.stdout
+
+
+def test_another_compiler_is_refused(tmp_path):
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("no g++ to try")
+    result = subprocess.run(
+        ["cmake", "-S", str(EXAMPLE), "-B", str(tmp_path), f"-DCMAKE_CXX_COMPILER={gxx}",
+         f"-DCMAKE_C_COMPILER={shutil.which('gcc')}", f"-DPython_EXECUTABLE={sys.executable}"],
+        capture_output=True, text=True,
+        env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
+    assert result.returncode != 0
+    message = " ".join((result.stdout + result.stderr).split())  # CMake wraps lines
+    assert "was built with Clang 22" in message
+    assert "this project compiles with GNU" in message
+    assert "breaks TypeIDs across the library boundary" in message
