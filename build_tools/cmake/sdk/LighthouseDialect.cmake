@@ -64,9 +64,10 @@ function(lighthouse_add_dialect name)
   add_library(${name} SHARED ${ARG_SOURCES} ${generated})
   target_include_directories(${name} PRIVATE "${gen}" "${CMAKE_CURRENT_SOURCE_DIR}")
   target_link_libraries(${name} PUBLIC Lighthouse::CAPI)
+  set(_rpath "${LIGHTHOUSE_LIBS_DIR};${LIGHTHOUSE_PACKAGE_DIR}/../lighthouse.libs")
   set_target_properties(${name} PROPERTIES
     CXX_STANDARD 17 CXX_VISIBILITY_PRESET default
-    BUILD_RPATH "${LIGHTHOUSE_LIBS_DIR}" INSTALL_RPATH "${LIGHTHOUSE_LIBS_DIR}")
+    BUILD_RPATH "${_rpath}" INSTALL_RPATH "${_rpath}")
 
   # The Python extension: register_dialect(context).
   set(extension_source "${gen}/_${name}_extension.cpp")
@@ -81,7 +82,7 @@ function(lighthouse_add_dialect name)
   target_link_libraries(_${name} PRIVATE ${name})
   target_compile_definitions(_${name} PRIVATE MLIR_PYTHON_PACKAGE_PREFIX=lighthouse.)
   set_target_properties(_${name} PROPERTIES
-    BUILD_RPATH "$ORIGIN;${LIGHTHOUSE_LIBS_DIR}" INSTALL_RPATH "$ORIGIN;${LIGHTHOUSE_LIBS_DIR}")
+    BUILD_RPATH "$ORIGIN;${_rpath}" INSTALL_RPATH "$ORIGIN;${_rpath}")
 
   # The op classes.
   set(python_out "${CMAKE_CURRENT_BINARY_DIR}/python/${ARG_PYTHON_PACKAGE}")
