@@ -95,6 +95,8 @@ loaded = sorted({line.split()[-1] for line in open("/proc/self/maps") if ".so" i
 holders = [p for p in loaded if "mlir::MLIRContext::MLIRContext(" in subprocess.run(
     ["nm", "-D", "-C", "--defined-only", p], capture_output=True, text=True).stdout]
 print("MLIR in:", [os.path.basename(p) for p in holders])
+# And one LLVM: the downstream library links the libLLVM lighthouse's uses.
+print("LLVM copies:", len([p for p in loaded if os.path.basename(p).startswith("libLLVM")]))
 """
 
 
@@ -109,6 +111,7 @@ def test_user_story(installed_example):
     assert "type error: " in out and "a beam has at least one lane, got 0" in out
     assert "op error: True" in out
     assert "MLIR in: ['libLighthouseCAPI.so']" in out
+    assert "LLVM copies: 1" in out
 
 
 def test_dialect_and_pass_plugins_in_lh_opt(installed_example, tmp_path):

@@ -56,6 +56,12 @@ print('\\n'.join(sorted({line.split()[-1] for line in open('/proc/self/maps') if
     assert any("libmlir_c_runner_utils" in p for p in loaded)
     holders = [os.path.basename(p) for p in loaded if defines_mlir_context(p)]
     assert len(holders) == 1 and holders[0].startswith("libLighthouseCAPI.so"), holders
+    llvms = [p for p in loaded if os.path.basename(p).startswith("libLLVM")]
+    assert len(llvms) == 1, llvms
+    # A repaired wheel carries its own libLLVM and must use it.
+    bundled = MLIR_LIBS.parent.parent / "lighthouse.libs"
+    if bundled.is_dir():
+        assert Path(llvms[0]).resolve().parent == bundled.resolve(), llvms
 
 
 def test_capsules_and_modules_are_under_lighthouse():
