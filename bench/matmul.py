@@ -8,21 +8,12 @@ import argparse
 import time
 
 import _common
+import models
 import numpy as np
 import torch
 
 from lighthouse.compiler import compile_module
 
-MATMUL = """
-func.func @main(%a: tensor<{n}x{n}xf32>, %b: tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32> {{
-  %zero = arith.constant 0.0 : f32
-  %init = tensor.empty() : tensor<{n}x{n}xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
-  %c = linalg.matmul ins(%a, %b : tensor<{n}x{n}xf32>, tensor<{n}x{n}xf32>)
-                     outs(%acc : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
-  return %c : tensor<{n}x{n}xf32>
-}}
-"""
 
 
 def main():
@@ -49,7 +40,7 @@ def main():
     time.sleep(1)
     for n in args.sizes:
         a, b = operands[n]
-        compiled = compile_module(MATMUL.format(n=n), pipeline=args.pipeline)
+        compiled = compile_module(models.matmul_mlir(n, n, n), pipeline=args.pipeline)
         np.testing.assert_allclose(compiled(a, b), a @ b, rtol=1e-3, atol=1e-2)
         seconds = _common.median_seconds(lambda: compiled(a, b), args.runs, warmup=1,
                                          budget=30)

@@ -137,3 +137,17 @@ def onnx_conv_pool(opset):
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])],
         [weights, shape])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def matmul_mlir(m, n, k):
+    """linalg-on-tensors IR of @main(A: MxK, B: KxN) -> A @ B, in f32."""
+    return f"""
+func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<{m}x{n}xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)
+                     outs(%acc : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %c : tensor<{m}x{n}xf32>
+}}
+"""

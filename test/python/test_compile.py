@@ -114,9 +114,13 @@ def test_torch_compile_backend_by_name():
 
 def test_pipeline_plugin_found_by_name(tmp_path):
     # The example package, installed into its own folder, declares `fused-cpu`.
+    # (Built from a copy: setuptools writes its build folder next to the sources.)
+    import shutil
+
+    source = shutil.copytree(REPO / "examples" / "pipeline-plugin", tmp_path / "source")
+    site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                    "--no-build-isolation", "--target", str(tmp_path),
-                    str(REPO / "examples" / "pipeline-plugin")], check=True)
+                    "--no-build-isolation", "--target", str(site), str(source)], check=True)
     script = f"""
 import sys
 sys.path.insert(0, {str(REPO / "test")!r})
@@ -130,7 +134,7 @@ with torch.no_grad():
     torch.testing.assert_close(compiled(*inputs), module(*inputs), rtol=1e-4, atol=1e-5)
 print("ran fused-cpu")
 """
-    path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+    path = os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": path})
     assert result.returncode == 0, result.stderr[-3000:]
@@ -201,16 +205,7 @@ def test_fast_pipeline_matches_eager(compiled_models, name):
 @pytest.mark.parametrize("m, n, k", [(256, 256, 256), (64, 1024, 128), (10, 7, 5)],
                          ids=["threads-and-vectors", "one-cache-tile", "ragged-loops"])
 def test_fast_pipeline_matmul(m, n, k):
-    source = f"""
-    func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-      %zero = arith.constant 0.0 : f32
-      %init = tensor.empty() : tensor<{m}x{n}xf32>
-      %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-      %c = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)
-                         outs(%acc : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-      return %c : tensor<{m}x{n}xf32>
-    }}"""
-    compiled = compile_module(source, pipeline="fast")
+    compiled = compile_module(models.matmul_mlir(m, n, k), pipeline="fast")
     rng = np.random.default_rng(m + n + k)
     a = rng.standard_normal((m, k), dtype=np.float32)
     b = rng.standard_normal((k, n), dtype=np.float32)
