@@ -1,4 +1,4 @@
-//===- CPUSchedule.cpp - Tiling and vectorization of matmuls for CPUs -----===//
+//===- CPUSchedule.cpp - Tiling and vectorization for CPUs ----------------===//
 //
 // `lighthouse-cpu-schedule` tiles each eligible linalg.matmul on tensors twice,
 // for the cache (a block of C that stays in L2 while K streams) and for the
@@ -16,11 +16,11 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/Pass.h"
@@ -264,8 +264,9 @@ public:
 
   StringRef getArgument() const override { return "lighthouse-cpu-schedule"; }
   StringRef getDescription() const override {
-    return "Tile matmuls on tensors for the cache and the registers and "
-           "vectorize them into outer products";
+    return "Tile and vectorize linalg ops on tensors for CPUs: matmuls for "
+           "the cache, the registers and threads; NCHW convolutions and "
+           "poolings as 1-D windows; elementwise generics";
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {

@@ -96,11 +96,13 @@ def run(argv=None):
 
     from .compiler import CompileError
     from .ingress import IngressError
+    from .ir import MLIRError
 
     try:
         compiled, inputs, model = _compile_and_inputs(args)
         results = compiled(*inputs)
-    except (CompileError, IngressError, ValueError, TypeError, NotImplementedError) as error:
+    except (CompileError, IngressError, MLIRError, ValueError, TypeError,
+            NotImplementedError) as error:
         print(f"lh-run: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
     outputs = results if isinstance(results, tuple) else (results,)

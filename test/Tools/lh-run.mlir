@@ -24,3 +24,8 @@ func.func @scaled(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // NOFILE: error: no such file:
 // HELP: Compile a model to native code with lighthouse and run it.
 // HELP: lh-run model.py
+
+// RUN: echo "func.func @broken(" > %t.bad.mlir
+// RUN: not %lh-run %t.bad.mlir 2>&1 | FileCheck %s --check-prefix=MALFORMED
+// MALFORMED: lh-run: MLIRError: Unable to parse module assembly:
+// MALFORMED: error: "-":1:19: expected non-function type
