@@ -84,11 +84,12 @@ def test_timings_and_ir_dumps(tmp_path):
         models.seeded(models.MLP()), (torch.randn(2, 16),), dynamic_batch=True)),
         id="exported-mlp-dynamic"),
 ])
-def test_onnx_model_matches_reference_evaluator(model):
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_onnx_model_matches_reference_evaluator(model, pipeline):
     from onnx.reference import ReferenceEvaluator
 
     model = model()
-    compiled = lighthouse.compile_onnx(model)
+    compiled = lighthouse.compile_onnx(model, pipeline=pipeline)
     initializers = {i.name for i in model.graph.initializer}
     rng = np.random.default_rng(0)
     feeds = {}
