@@ -239,8 +239,9 @@ class CompiledModule:
         arrays = [self._check_argument(i, a, s, torch)
                   for i, (a, s) in enumerate(zip(args, self._arguments))]
         frame = self._frame()
-        for array, descriptor in zip(arrays, frame.arguments):
-            descriptor.allocated = descriptor.aligned = array.ctypes.data
+        addresses = [array.ctypes.data for array in arrays]
+        for array, address, descriptor in zip(arrays, addresses, frame.arguments):
+            descriptor.allocated = descriptor.aligned = address
             if array.ndim:
                 descriptor.sizes[:] = array.shape
                 descriptor.strides[:] = [s // array.itemsize for s in array.strides]
@@ -249,14 +250,18 @@ class CompiledModule:
             returned = [frame.result]
         else:
             returned = [getattr(frame.result, f"r{i}") for i in range(len(self._results))]
-        outputs = _take_results(returned, self._results, arrays)
+        inputs = [(address, address + array.nbytes) for address, array in zip(addresses, arrays)]
+        outputs = _take_results(returned, self._results, inputs)
         if returns_torch:
             outputs = [torch.from_numpy(o) for o in outputs]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
 def _take_results(descriptors, specs, inputs) -> list:
-    """numpy arrays over the result buffers, owning those the code allocated."""
+    """numpy arrays over the result buffers, owning those the code allocated.
+
+    `inputs` are the (start, end) addresses of the arguments' buffers.
+    """
     owners = {}
     outputs = []
     for descriptor, spec in zip(descriptors, specs):
@@ -264,8 +269,7 @@ def _take_results(descriptors, specs, inputs) -> list:
         shape = tuple(descriptor.sizes) if spec.shape else ()
         count = math.prod(shape)
         allocated = descriptor.allocated or 0
-        aliases_input = any(a.ctypes.data <= allocated < a.ctypes.data + a.nbytes
-                            for a in inputs)
+        aliases_input = any(start <= allocated < end for start, end in inputs)
         owned = not aliases_input and allocated != _NOT_OWNED
         if count == 0:
             outputs.append(np.empty(shape, spec.dtype))
