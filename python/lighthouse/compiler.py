@@ -154,10 +154,9 @@ class CompiledModule:
     """
 
     def __init__(self, function, keep_alive, function_name, arguments, results, pipeline,
-                 timings, stages_ir, object_file=None):
+                 timings, stages_ir):
         self._function = function
         self._keep_alive = keep_alive  # The engine or library holding the code.
-        self._object_file = object_file  # The code as an object file, for `save`.
         self._function_name = function_name
         self._arguments = arguments
         self._results = results
@@ -188,7 +187,10 @@ class CompiledModule:
         if isinstance(self._keep_alive, ctypes.CDLL):  # Loaded from a folder.
             shutil.copyfile(self._keep_alive._name, library)
         else:
-            _link_shared_library(self._object_file, library)
+            with tempfile.TemporaryDirectory(prefix="lighthouse-") as scratch:
+                object_file = os.path.join(scratch, "module.o")
+                self._keep_alive.dump_to_object_file(object_file)
+                _link_shared_library(object_file, library)
         manifest = {
             "format": _FORMAT,
             "lighthouse": LIGHTHOUSE_VERSION,
@@ -441,12 +443,8 @@ def _finish(module: ir.Module, function_name: str, *, pipeline: str, timings: di
         raise CompileError(
             f"the JIT could not produce @{function_name}: a symbol it calls is missing "
             "(the 'JIT session error' printed above names it)") from None
-    object_dir = tempfile.mkdtemp(prefix="lighthouse-")
-    object_file = os.path.join(object_dir, "module.o")
-    engine.dump_to_object_file(object_file)
-    weakref.finalize(engine, shutil.rmtree, object_dir, True)
     compiled = CompiledModule(function, engine, function_name, arguments,
-                              results, pipeline_text, timings, stages_ir, object_file)
+                              results, pipeline_text, timings, stages_ir)
     compiled._context = module.context
     if cached is not None:
         _timed(timings, "cache-save", lambda: compiled.save(cached))

@@ -48,25 +48,21 @@ def test_verifier_failure_of_built_ir_carries_diagnostics():
     assert '"built.py":7:3: \'arith.addi\' op requires the same type' in message
 
 
-def test_unknown_pass_name():
+@pytest.mark.parametrize("pipeline, diagnostic", [
+    pytest.param("builtin.module(no-such-pass)",
+                 "'no-such-pass' does not refer to a registered pass", id="unknown-pass"),
+    pytest.param("builtin.module(canonicalize",
+                 "expected pass pipeline to be wrapped with the anchor operation type",
+                 id="unbalanced"),
+    pytest.param("builtin.module(canonicalize{max-iterations=lots})",
+                 "failed to add `canonicalize` with options `max-iterations=lots`",
+                 id="bad-option"),
+])
+def test_bad_pipeline_raises_with_the_cause(pipeline, diagnostic):
     with ir.Context():
         with pytest.raises(ValueError) as info:
-            PassManager.parse("builtin.module(no-such-pass)")
-    assert "no-such-pass" in str(info.value)
-
-
-def test_bad_pipeline_syntax():
-    with ir.Context():
-        with pytest.raises(ValueError) as info:
-            PassManager.parse("builtin.module(canonicalize")
-    assert "encountered unbalanced" in str(info.value) or "expected" in str(info.value)
-
-
-def test_bad_pass_option():
-    with ir.Context():
-        with pytest.raises(ValueError) as info:
-            PassManager.parse("builtin.module(canonicalize{max-iterations=lots})")
-    assert "max-iterations" in str(info.value)
+            PassManager.parse(pipeline)
+    assert diagnostic in str(info.value)
 
 
 def test_failing_pass_raises_with_diagnostics():
