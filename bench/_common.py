@@ -55,16 +55,31 @@ def describe_machine() -> str:
             f"{cpu_mhz():.0f} MHz; f32 peak {peak:.1f} GFLOPS ({formula})")
 
 
-def median_seconds(function, runs: int, warmup: int = 2, budget: float = 10.0) -> float:
-    """Median wall time of `function`, with warm-up, within a time budget."""
-    for _ in range(warmup):
+def interleaved_seconds(functions: dict, rounds: int, calls: int = 1,
+                        pause: float = 0.005, budget: float = 30.0) -> dict:
+    """Median seconds per call of each function, measured side by side.
+
+    Each round runs every function `calls` times back to back, the functions
+    taking turns, so that all of them see the same machine (this VM's speed
+    drifts over seconds). A short pause between turns lets the thread pool
+    of the function before (OpenMP, onnxruntime) stop spinning.
+    """
+    for function in functions.values():
         function()
-    times = []
+        function()
+    times = {name: [] for name in functions}
     deadline = time.perf_counter() + budget
-    for _ in range(runs):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
+    for round_index in range(rounds):
+        names = list(functions)
+        # Alternate who goes first: a turn can warm the cache for the next.
+        if round_index % 2:
+            names.reverse()
+        for name in names:
+            time.sleep(pause)
+            start = time.perf_counter()
+            for _ in range(calls):
+                functions[name]()
+            times[name].append((time.perf_counter() - start) / calls)
         if time.perf_counter() > deadline:
             break
-    return statistics.median(times)
+    return {name: statistics.median(values) for name, values in times.items()}

@@ -5,7 +5,6 @@ the machine's peak, in one run.
 """
 
 import argparse
-import time
 
 import _common
 import models
@@ -15,36 +14,28 @@ import torch
 from lighthouse.compiler import compile_module
 
 
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pipeline", default="default")
     parser.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     peak, _ = _common.peak_gflops()
     print(_common.describe_machine())
     print(f"torch {torch.__version__} ({torch.get_num_threads()} threads); "
           f"lighthouse pipeline {args.pipeline!r}")
-    # Each library runs its own thread pool; measured in separate phases (all of
-    # torch's sizes, then all of lighthouse's) so that neither measures while
-    # the other's threads still wait for work.
-    operands, torch_gflops, lighthouse_gflops = {}, {}, {}
+    lighthouse_gflops, torch_gflops = {}, {}
     for n in args.sizes:
         rng = np.random.default_rng(n)
-        operands[n] = (rng.standard_normal((n, n), dtype=np.float32),
-                       rng.standard_normal((n, n), dtype=np.float32))
-        ta, tb = (torch.from_numpy(x) for x in operands[n])
-        seconds = _common.median_seconds(lambda: torch.mm(ta, tb), args.runs, warmup=1)
-        torch_gflops[n] = 2 * n ** 3 / seconds / 1e9
-    time.sleep(1)
-    for n in args.sizes:
-        a, b = operands[n]
+        a, b = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
         compiled = compile_module(models.matmul_mlir(n, n, n), pipeline=args.pipeline)
         np.testing.assert_allclose(compiled(a, b), a @ b, rtol=1e-3, atol=1e-2)
-        seconds = _common.median_seconds(lambda: compiled(a, b), args.runs, warmup=1,
-                                         budget=30)
-        lighthouse_gflops[n] = 2 * n ** 3 / seconds / 1e9
+        seconds = _common.interleaved_seconds(
+            {"lighthouse": lambda: compiled(a, b), "torch": lambda: torch.mm(ta, tb)},
+            rounds=args.runs, budget=60)
+        lighthouse_gflops[n] = 2 * n ** 3 / seconds["lighthouse"] / 1e9
+        torch_gflops[n] = 2 * n ** 3 / seconds["torch"] / 1e9
     print(f"  {'n':>5} {'lighthouse':>11} {'torch':>9} {'lh/torch':>9} {'lh/peak':>8} "
           f"{'torch/peak':>11}   (GFLOPS)")
     for n in args.sizes:

@@ -1,7 +1,7 @@
 """Latency of the test MLP and CNN, batch 1 to 64: lighthouse's compiled code
 vs eager PyTorch vs onnxruntime, on the same inputs, in one run.
 
-    .venv/bin/python bench/model_latency.py [--pipeline default] [--runs 50]
+    .venv/bin/python bench/model_latency.py [--pipeline default] [--rounds 15] [--calls 20]
 """
 
 import argparse
@@ -26,10 +26,13 @@ def onnxruntime_session(module, example):
     return onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
 
 
+@torch.no_grad()  # eager inference, as the compiled code does
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pipeline", default="default")
-    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=15,
+                        help="turns each runtime takes; the median is printed")
+    parser.add_argument("--calls", type=int, default=20, help="calls per turn")
     args = parser.parse_args()
     print(_common.describe_machine())
     print(f"torch {torch.__version__} ({torch.get_num_threads()} threads); lighthouse "
@@ -50,14 +53,15 @@ def main():
         for size in BATCHES:
             x = torch.randn(size, *feature_shape, generator=torch.Generator().manual_seed(size))
             x_numpy = x.numpy()
-            with torch.no_grad():
-                expected = module(x)
-                np.testing.assert_allclose(compiled(x_numpy), expected.numpy(), rtol=1e-4,
-                                           atol=1e-4)
-                lighthouse_s = _common.median_seconds(lambda: compiled(x_numpy), args.runs)
-                torch_s = _common.median_seconds(lambda: module(x), args.runs)
-            ort_s = _common.median_seconds(lambda: session.run(None, {"input0": x_numpy}),
-                                           args.runs)
+            expected = module(x)
+            np.testing.assert_allclose(compiled(x_numpy), expected.numpy(), rtol=1e-4,
+                                       atol=1e-4)
+            seconds = _common.interleaved_seconds(
+                {"lighthouse": lambda: compiled(x_numpy),
+                 "torch": lambda: module(x),
+                 "onnxrt": lambda: session.run(None, {"input0": x_numpy})},
+                rounds=args.rounds, calls=args.calls)
+            lighthouse_s, torch_s, ort_s = seconds.values()
             print(f"  {size:5d} {lighthouse_s * 1e6:11.1f} {torch_s * 1e6:9.1f} "
                   f"{ort_s * 1e6:9.1f} {torch_s / lighthouse_s:9.2f} {ort_s / lighthouse_s:7.2f}")
 

@@ -2,8 +2,9 @@
 //
 // `lighthouse-cpu-schedule` tiles each eligible linalg.matmul on tensors twice,
 // for the cache (a block of C that stays in L2 while K streams) and for the
-// registers (a block of C held in vector registers), and vectorizes the
-// register tile into outer products, i.e. FMAs on vectors of N. 2-D NCHW
+// registers (a block of C held in vector registers across the loop over K),
+// and vectorizes the register tile into outer products, i.e. FMAs on vectors
+// of N. 2-D NCHW
 // convolutions and poolings are tiled into single output rows, decomposed
 // into 1-D windows and vectorized along the row; elementwise generics are
 // vectorized over their (up to two) innermost dimensions. The schedule is a
@@ -247,6 +248,15 @@ module attributes {{transform.with_named_sequence} {
       transform.apply_patterns.vector.lower_outerproduct
       transform.apply_patterns.canonicalization
     } : !transform.any_op
+    // Keep what each loop reads and writes back at the same place (the block
+    // of C of a register tile) in registers across the loop.
+    %loops = transform.structured.match ops{{["scf.for"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %loops : !transform.any_op
+    transform.apply_patterns to %funcs {{
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.apply_cse to %funcs : !transform.any_op
     transform.yield
   }
 }

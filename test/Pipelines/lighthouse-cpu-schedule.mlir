@@ -7,8 +7,13 @@
 // Two threads take 128 rows each; the cache tile is 128x256x64.
 // CHECK:         scf.forall (%{{.*}}) in (2) shared_outs
 // CHECK:           scf.for {{.*}} step %c64
-// CHECK:             vector.transfer_read {{.*}} : tensor<8x8xf32>, vector<8x8xf32>
-// CHECK:             vector.fma {{.*}} : vector<32xf32>
+// The register tile of C is read once, carried through the loop over K in
+// registers, and written back once.
+// CHECK:             %[[C:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// CHECK:             %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[C]]) -> (vector<8x32xf32>)
+// CHECK:               vector.transfer_read {{.*}} : tensor<8x8xf32>, vector<8x8xf32>
+// CHECK:               vector.fma {{.*}} : vector<32xf32>
+// CHECK:             vector.transfer_write %[[SUM]]
 // CHECK-NOT:         linalg.matmul
 // SMALL-LABEL: func.func @square
 // SMALL-NOT:     scf.forall
