@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NativeFunction.h"
+
 #include "lighthouse-c/Registration.h"
 #include "mlir/Bindings/Python/Nanobind.h"
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
@@ -21,4 +23,6 @@ NB_MODULE(_lighthouse, m) {
       "Appends a stand-in for torch-mlir's `torch` dialect to `registry`: it "
       "accepts any operation, type and attribute of that namespace without "
       "verifying or folding them.");
+
+  lighthouse::python::bindNativeFunction(m);
 }

@@ -30,7 +30,9 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       // which bufferizes.
       "func.func(convert-elementwise-to-linalg),"
       // Tensors to buffers, across function boundaries; plain memrefs at the
-      // boundaries so that callers pass and receive dense arrays.
+      // boundaries so that callers pass and receive dense arrays, and keep
+      // their inputs.
+      "lighthouse-read-only-arguments,"
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
       "canonicalize,"
@@ -69,6 +71,7 @@ void buildCPUFastPipeline(OpPassManager &pm) {
 
 void registerPipelines() {
   registerCPUSchedulePass();
+  registerReadOnlyArgumentsPass();
   PassPipelineRegistration<>(
       "lighthouse-cpu",
       "lighthouse's robust CPU pipeline: linalg on tensors to the LLVM "

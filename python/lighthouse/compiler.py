@@ -15,23 +15,20 @@ compiled code allocated, handed to numpy (or torch) with their ownership.
 """
 
 import ctypes
-import functools
 import hashlib
 import json
-import math
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import weakref
 from typing import Any, Dict, Sequence
 
 import numpy as np
 
 from . import ir
+from ._mlir_libs._lighthouse import NativeFunction
 from ._version import LIGHTHOUSE_VERSION, MLIR_VERSION
 from .passmanager import PassManager
 
@@ -55,10 +52,6 @@ _ELEMENT_TYPES = {
     "ui8": np.uint8,
 }
 
-# memref.get_global marks buffers the compiled code does not own with this
-# allocated pointer.
-_NOT_OWNED = 0xDEADBEEF
-
 # OpenMP threads that wait for work after a parallel region spin for 200 ms by
 # default, taking the cores from everything else in the process (PyTorch's own
 # threads, say); yield them at once instead, unless the user chose otherwise.
@@ -69,27 +62,12 @@ class CompileError(RuntimeError):
     """A pipeline failed, or left operations that native code cannot hold."""
 
 
-_libc = ctypes.CDLL(None)
-_libc.free.argtypes = [ctypes.c_void_p]
-
-
-@functools.lru_cache(maxsize=None)
-def _descriptor_type(rank: int) -> type:
-    """The ctypes layout of a ranked memref descriptor in MLIR's C interface."""
-    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
-              ("offset", ctypes.c_int64)]
-    if rank:
-        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
-    return type(f"MemRef{rank}d", (ctypes.Structure,), {"_fields_": fields})
-
-
 class _TensorSpec:
     """A tensor argument or result of the compiled function."""
 
     def __init__(self, dtype: np.dtype, shape: list):
         self.dtype = np.dtype(dtype)
         self.shape = list(shape)  # None for a dynamic dimension
-        self.descriptor = _descriptor_type(len(shape))
 
     @classmethod
     def of_type(cls, tensor_type: ir.RankedTensorType) -> "_TensorSpec":
@@ -100,6 +78,11 @@ class _TensorSpec:
         return cls(_ELEMENT_TYPES[element],
                    [None if tensor_type.is_dynamic_dim(i) else tensor_type.shape[i]
                     for i in range(tensor_type.rank)])
+
+    def native(self) -> tuple:
+        """As `NativeFunction` takes it."""
+        return (self.dtype.kind, self.dtype.itemsize,
+                [-1 if d is None else d for d in self.shape])
 
     def to_json(self) -> dict:
         return {"dtype": self.dtype.name, "shape": self.shape}
@@ -126,20 +109,6 @@ def _function_specs(function) -> tuple:
     return specs(function_type.inputs, "argument"), specs(function_type.results, "result")
 
 
-class _CallFrame:
-    """The argument and result descriptors of one thread's calls, reused."""
-
-    def __init__(self, arguments, results, result_type):
-        self.arguments = [spec.descriptor() for spec in arguments]
-        self.result = result_type() if results else None
-        # The packed calling convention takes, per parameter, the address of a
-        # pointer to its descriptor (results first).
-        self._pointers = [ctypes.pointer(d) for d in
-                          ([self.result] if results else []) + self.arguments]
-        self.packed = (ctypes.c_void_p * len(self._pointers))(
-            *[ctypes.addressof(p) for p in self._pointers])
-
-
 class CompiledModule:
     """A JIT-compiled function; call it with arrays like the model it came from.
 
@@ -153,9 +122,11 @@ class CompiledModule:
       ir: the IR after each stage, when compiled with `dump_ir`.
     """
 
-    def __init__(self, function, keep_alive, function_name, arguments, results, pipeline,
+    def __init__(self, address, keep_alive, function_name, arguments, results, pipeline,
                  timings, stages_ir):
-        self._function = function
+        # The packed entry point `_mlir_<function_name>` at `address`.
+        self._function = NativeFunction(address, [a.native() for a in arguments],
+                                         [r.native() for r in results])
         self._keep_alive = keep_alive  # The engine or library holding the code.
         self._function_name = function_name
         self._arguments = arguments
@@ -163,12 +134,6 @@ class CompiledModule:
         self.pipeline = pipeline
         self.timings = timings
         self.ir = stages_ir
-        if len(results) == 1:
-            self._result_type = results[0].descriptor
-        else:
-            fields = [(f"r{i}", r.descriptor) for i, r in enumerate(results)]
-            self._result_type = type("Results", (ctypes.Structure,), {"_fields_": fields})
-        self._frames = threading.local()
 
     def signature(self) -> str:
         arguments = ", ".join(a.describe() for a in self._arguments)
@@ -203,13 +168,6 @@ class CompiledModule:
         with open(os.path.join(path, _MANIFEST), "w") as f:
             json.dump(manifest, f, indent=2)
 
-    def _frame(self) -> _CallFrame:
-        frame = getattr(self._frames, "frame", None)
-        if frame is None:
-            frame = self._frames.frame = _CallFrame(self._arguments, self._results,
-                                                    self._result_type)
-        return frame
-
     def _check_argument(self, index: int, value, spec: _TensorSpec, torch) -> np.ndarray:
         if torch is not None and isinstance(value, torch.Tensor):
             if value.device.type != "cpu":
@@ -232,71 +190,20 @@ class CompiledModule:
         return value if value.flags.c_contiguous else np.ascontiguousarray(value)
 
     def __call__(self, *args):
-        if len(args) != len(self._arguments):
-            raise TypeError(f"{self.signature()} takes {len(self._arguments)} arguments, "
-                            f"got {len(args)}")
         torch = sys.modules.get("torch")
+        outputs = self._function(*args)
+        if outputs is None:
+            # An argument is not a contiguous array of the expected dtype and
+            # shape: check it, then report or convert it.
+            if len(args) != len(self._arguments):
+                raise TypeError(f"{self.signature()} takes {len(self._arguments)} "
+                                f"arguments, got {len(args)}")
+            outputs = self._function(*[self._check_argument(i, a, s, torch) for i, (a, s)
+                                       in enumerate(zip(args, self._arguments))])
         # Results are of the kind the arguments are.
-        returns_torch = torch is not None and any(isinstance(a, torch.Tensor) for a in args)
-        arrays = [self._check_argument(i, a, s, torch)
-                  for i, (a, s) in enumerate(zip(args, self._arguments))]
-        frame = self._frame()
-        addresses = [array.ctypes.data for array in arrays]
-        for array, address, descriptor in zip(arrays, addresses, frame.arguments):
-            descriptor.allocated = descriptor.aligned = address
-            if array.ndim:
-                descriptor.sizes[:] = array.shape
-                descriptor.strides[:] = [s // array.itemsize for s in array.strides]
-        self._function(frame.packed)
-        if len(self._results) == 1:
-            returned = [frame.result]
-        else:
-            returned = [getattr(frame.result, f"r{i}") for i in range(len(self._results))]
-        inputs = [(address, address + array.nbytes) for address, array in zip(addresses, arrays)]
-        outputs = _take_results(returned, self._results, inputs)
-        if returns_torch:
+        if torch is not None and any(isinstance(a, torch.Tensor) for a in args):
             outputs = [torch.from_numpy(o) for o in outputs]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
-
-
-def _take_results(descriptors, specs, inputs) -> list:
-    """numpy arrays over the result buffers, owning those the code allocated.
-
-    `inputs` are the (start, end) addresses of the arguments' buffers.
-    """
-    owners = {}
-    outputs = []
-    for descriptor, spec in zip(descriptors, specs):
-        itemsize = spec.dtype.itemsize
-        shape = tuple(descriptor.sizes) if spec.shape else ()
-        count = math.prod(shape)
-        allocated = descriptor.allocated or 0
-        aliases_input = any(start <= allocated < end for start, end in inputs)
-        owned = not aliases_input and allocated != _NOT_OWNED
-        if count == 0:
-            outputs.append(np.empty(shape, spec.dtype))
-            if owned and allocated and allocated not in owners:
-                owners[allocated] = None
-                _libc.free(allocated)
-            continue
-        strides = tuple(s * itemsize for s in descriptor.strides) if shape else ()
-        extent = sum((d - 1) * s for d, s in zip(shape, strides)) + itemsize
-        start = descriptor.aligned + descriptor.offset * itemsize
-        buffer = (ctypes.c_byte * extent).from_address(start)
-        flat = np.frombuffer(buffer, dtype=spec.dtype, count=extent // itemsize)
-        contiguous = strides == tuple(math.prod(shape[i + 1:]) * itemsize
-                                      for i in range(len(shape)))
-        view = flat.reshape(shape) if contiguous else \
-            np.lib.stride_tricks.as_strided(flat, shape, strides)
-        if not owned or allocated in owners:
-            # Not the compiled code's to give away (a view of an input or of a
-            # constant), or another result already owns the allocation.
-            outputs.append(np.array(view))
-            continue
-        owners[allocated] = buffer
-        weakref.finalize(buffer, _libc.free, allocated)
-        outputs.append(view)
-    return outputs
 
 
 def _timed(timings: dict, stage: str, function):
@@ -393,11 +300,10 @@ def load(path) -> CompiledModule:
             "compile it again")
     library = ctypes.CDLL(os.path.abspath(os.path.join(path, _LIBRARY)))
     function = library[f"_mlir__mlir_ciface_{manifest['function']}"]
-    function.argtypes = [ctypes.c_void_p]
-    function.restype = None
     specs = [[_TensorSpec(t["dtype"], t["shape"]) for t in manifest[kind]]
              for kind in ("arguments", "results")]
-    return CompiledModule(function, library, manifest["function"], *specs,
+    return CompiledModule(ctypes.cast(function, ctypes.c_void_p).value, library,
+                          manifest["function"], *specs,
                           manifest["pipeline"], {}, {})
 
 
@@ -437,13 +343,13 @@ def _finish(module: ir.Module, function_name: str, *, pipeline: str, timings: di
     # Position-independent code, so that `save` can link it into a library.
     engine = _timed(timings, "jit", lambda: ExecutionEngine(
         module, opt_level=opt_level, shared_libs=runtime_library_paths(), enable_pic=True))
-    try:
-        function = _timed(timings, "jit-lookup", lambda: engine.lookup(function_name))
-    except RuntimeError:
+    address = _timed(timings, "jit-lookup",
+                     lambda: engine.raw_lookup(f"_mlir_ciface_{function_name}"))
+    if not address:
         raise CompileError(
             f"the JIT could not produce @{function_name}: a symbol it calls is missing "
-            "(the 'JIT session error' printed above names it)") from None
-    compiled = CompiledModule(function, engine, function_name, arguments,
+            "(the 'JIT session error' printed above names it)")
+    compiled = CompiledModule(address, engine, function_name, arguments,
                               results, pipeline_text, timings, stages_ir)
     compiled._context = module.context
     if cached is not None:

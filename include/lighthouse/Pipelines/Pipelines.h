@@ -18,7 +18,8 @@ namespace lighthouse {
 
 /// Appends the robust CPU pipeline to a module-level pass manager: one-shot
 /// bufferization of the whole module (function boundaries included, with
-/// identity-layout memrefs there), ownership-based buffer deallocation, loops
+/// identity-layout memrefs there; public functions do not write to their
+/// arguments), ownership-based buffer deallocation, loops
 /// from linalg, and the conversions to the LLVM dialect, with C wrappers for
 /// public functions. Returned buffers are owned by the caller.
 void buildCPUDefaultPipeline(mlir::OpPassManager &pm);
@@ -32,8 +33,12 @@ void buildCPUFastPipeline(mlir::OpPassManager &pm);
 /// Registers the `lighthouse-cpu-schedule` pass.
 void registerCPUSchedulePass();
 
+/// Registers the `lighthouse-read-only-arguments` pass.
+void registerReadOnlyArgumentsPass();
+
 /// Registers lighthouse's pipelines and passes: `lighthouse-cpu`,
-/// `lighthouse-cpu-fast`, `lighthouse-cpu-schedule`.
+/// `lighthouse-cpu-fast`, `lighthouse-cpu-schedule`,
+/// `lighthouse-read-only-arguments`.
 void registerPipelines();
 
 } // namespace lighthouse

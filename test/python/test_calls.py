@@ -1,0 +1,108 @@
+"""Calling compiled code: arrays in place, results that own their buffers or
+are copies when the compiled code does not own them."""
+
+import gc
+
+import numpy as np
+import pytest
+
+from lighthouse.compiler import compile_module
+
+
+def test_result_aliasing_an_input_is_a_copy():
+    compiled = compile_module("""
+    func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+      return %a : tensor<4xf32>
+    }""")
+    a = np.arange(4, dtype=np.float32)
+    result = compiled(a)
+    result[0] = 42
+    assert a[0] == 0
+    np.testing.assert_array_equal(result, [42, 1, 2, 3])
+
+
+def test_result_of_a_constant_is_a_copy():
+    compiled = compile_module("""
+    func.func @main() -> tensor<3xi64> {
+      %c = arith.constant dense<[7, 8, 9]> : tensor<3xi64>
+      return %c : tensor<3xi64>
+    }""")
+    first = compiled()
+    first[:] = 0
+    np.testing.assert_array_equal(compiled(), [7, 8, 9])
+
+
+def test_one_buffer_returned_twice():
+    compiled = compile_module("""
+    func.func @main(%a: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+      %r = math.exp %a : tensor<2x2xf32>
+      return %r, %r : tensor<2x2xf32>, tensor<2x2xf32>
+    }""")
+    first, second = compiled(np.zeros((2, 2), np.float32))
+    assert first.ctypes.data != second.ctypes.data
+    del first
+    gc.collect()
+    np.testing.assert_array_equal(second, np.ones((2, 2)))
+
+
+def test_empty_and_boolean_results():
+    compiled = compile_module("""
+    func.func @main(%a: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xi1>) {
+      %zero = arith.constant 0.0 : f32
+      %c0 = arith.constant 0 : index
+      %n = tensor.dim %a, %c0 : tensor<?x3xf32>
+      %e = tensor.empty(%n) : tensor<?x3xi1>
+      %positive = linalg.generic {
+          indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+          iterator_types = ["parallel", "parallel"]}
+          ins(%a : tensor<?x3xf32>) outs(%e : tensor<?x3xi1>) {
+        ^bb0(%x: f32, %out: i1):
+          %p = arith.cmpf ogt, %x, %zero : f32
+          linalg.yield %p : i1
+      } -> tensor<?x3xi1>
+      %r = math.absf %a : tensor<?x3xf32>
+      return %r, %positive : tensor<?x3xf32>, tensor<?x3xi1>
+    }""")
+    for rows in (0, 2):
+        a = np.linspace(-1, 1, rows * 3, dtype=np.float32).reshape(rows, 3)
+        absolute, positive = compiled(a)
+        assert absolute.shape == positive.shape == (rows, 3)
+        assert positive.dtype == np.bool_
+        np.testing.assert_array_equal(absolute, np.abs(a))
+        np.testing.assert_array_equal(positive, a > 0)
+    # A boolean argument.
+    negate = compile_module("""
+    func.func @main(%a: tensor<3xi1>) -> tensor<3xi1> {
+      %true = arith.constant dense<true> : tensor<3xi1>
+      %r = arith.xori %a, %true : tensor<3xi1>
+      return %r : tensor<3xi1>
+    }""")
+    np.testing.assert_array_equal(negate(np.array([True, False, True])), [False, True, False])
+
+
+def test_non_contiguous_arguments_are_made_contiguous():
+    compiled = compile_module("""
+    func.func @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+      %r = math.exp %a : tensor<2x3xf32>
+      return %r : tensor<2x3xf32>
+    }""")
+    a = np.arange(6, dtype=np.float32).reshape(3, 2).T  # a transposed view
+    np.testing.assert_allclose(compiled(a), np.exp(a), rtol=1e-6)
+    every_other = np.arange(12, dtype=np.float32).reshape(2, 6)[:, ::2]
+    np.testing.assert_allclose(compiled(every_other), np.exp(every_other), rtol=1e-6)
+
+
+def test_torch_tensors_in_and_out():
+    torch = pytest.importorskip("torch", reason="needs lighthouse[torch]")
+    compiled = compile_module("""
+    func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+      %r = arith.addf %a, %b : tensor<2x3xf32>
+      return %r : tensor<2x3xf32>
+    }""")
+    a = torch.ones(2, 3, requires_grad=True)  # passed detached
+    b = torch.arange(6, dtype=torch.float32).reshape(3, 2).t()  # not contiguous
+    result = compiled(a, b)
+    assert isinstance(result, torch.Tensor)
+    torch.testing.assert_close(result, a.detach() + b)
+    # numpy and torch mixed: torch out.
+    assert isinstance(compiled(a.detach().numpy(), b), torch.Tensor)
