@@ -62,7 +62,9 @@ def interleaved_seconds(functions: dict, rounds: int, calls: int = 1,
     Each round runs every function `calls` times back to back, the functions
     taking turns, so that all of them see the same machine (this VM's speed
     drifts over seconds). A short pause between turns lets the thread pool
-    of the function before (OpenMP, onnxruntime) stop spinning.
+    of the function before (OpenMP, onnxruntime) stop spinning. The median
+    is over single calls: with several calls a turn, it leaves out the first
+    of each turn, which pays for waking its library's threads.
     """
     for function in functions.values():
         function()
@@ -76,10 +78,11 @@ def interleaved_seconds(functions: dict, rounds: int, calls: int = 1,
             names.reverse()
         for name in names:
             time.sleep(pause)
-            start = time.perf_counter()
+            function, samples = functions[name], times[name]
             for _ in range(calls):
-                functions[name]()
-            times[name].append((time.perf_counter() - start) / calls)
+                start = time.perf_counter()
+                function()
+                samples.append(time.perf_counter() - start)
         if time.perf_counter() > deadline:
             break
     return {name: statistics.median(values) for name, values in times.items()}
