@@ -1,12 +1,21 @@
 """Compile latency: lighthouse.compile vs torch.compile (inductor) on the same
-models and inputs, measured in one run (each compilation from a fresh start,
-inductor's on-disk caches pointed at an empty folder and its graph cache off).
+models and inputs, measured in one run.
 
     .venv/bin/python bench/compile_latency.py [--pipeline default]
+
+Seconds from the model to its first result, compilation included, two ways:
+  cold: each compilation in a fresh process, as a script that compiles once
+        sees it (each tool pays its one-time set-up; imports are not counted);
+  warm: in one process, after each tool compiled another model first.
+Inductor's on-disk caches point at an empty folder and its graph cache is
+off, so that it compiles rather than loads.
 """
 
 import argparse
+import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -20,30 +29,56 @@ import torch  # noqa: E402
 
 import lighthouse  # noqa: E402
 
+TOOLS = ("lighthouse", "inductor")
 
-def first_call_seconds(compile_and_call):
+
+def first_result_seconds(tool: str, name: str, pipeline: str) -> float:
+    """Compiles the test model `name` with `tool` and calls it once."""
+    _, module, inputs, dynamic_shapes = next(m for m in models.torch_models() if m[0] == name)
     start = time.perf_counter()
-    compile_and_call()
+    if tool == "lighthouse":
+        lighthouse.compile(module, inputs, dynamic_shapes=dynamic_shapes,
+                           pipeline=pipeline)(*inputs)
+    else:
+        torch._dynamo.reset()
+        with torch.no_grad():
+            torch.compile(module, backend="inductor",
+                          dynamic=dynamic_shapes is not None)(*inputs)
     return time.perf_counter() - start
+
+
+def cold_seconds(tool: str, name: str, pipeline: str) -> float:
+    """first_result_seconds in a fresh process."""
+    output = subprocess.run(
+        [sys.executable, __file__, "--one", tool, name, "--pipeline", pipeline],
+        check=True, capture_output=True, text=True,
+        env={**os.environ, "TORCHINDUCTOR_CACHE_DIR": tempfile.mkdtemp(prefix="inductor-")})
+    return json.loads(output.stdout.splitlines()[-1])
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pipeline", default="default")
+    parser.add_argument("--one", nargs=2, metavar=("TOOL", "MODEL"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one:
+        print(json.dumps(first_result_seconds(*args.one, args.pipeline)))
+        return
     print(_common.describe_machine())
-    print("seconds from the model to its first result (compilation included)")
-    print(f"  {'model':18} {'lighthouse':>11} {'inductor':>9} {'lh/inductor':>12}")
-    for name, module, inputs, dynamic_shapes in models.torch_models():
-        lighthouse_s = first_call_seconds(lambda: lighthouse.compile(
-            module, inputs, dynamic_shapes=dynamic_shapes, pipeline=args.pipeline)(*inputs))
-        torch._dynamo.reset()
-        with torch.no_grad():
-            inductor_s = first_call_seconds(
-                lambda: torch.compile(module, backend="inductor",
-                                      dynamic=dynamic_shapes is not None)(*inputs))
-        print(f"  {name:18} {lighthouse_s:11.2f} {inductor_s:9.2f} "
-              f"{lighthouse_s / inductor_s:12.2f}")
+    print(f"seconds from the model to its first result; lighthouse pipeline {args.pipeline!r}")
+    names = [m[0] for m in models.torch_models()]
+    # Warm: each tool's one-time set-up done on another model first.
+    for tool in TOOLS:
+        first_result_seconds(tool, "mlp", args.pipeline)
+    warm = {(tool, name): first_result_seconds(tool, name, args.pipeline)
+            for name in names for tool in TOOLS}
+    cold = {(tool, name): cold_seconds(tool, name, args.pipeline)
+            for name in names for tool in TOOLS}
+    print(f"  {'model':18} {'':>4} {'lighthouse':>11} {'inductor':>9} {'lh/inductor':>12}")
+    for name in names:
+        for label, seconds in (("cold", cold), ("warm", warm)):
+            lh, inductor = (seconds[tool, name] for tool in TOOLS)
+            print(f"  {name:18} {label:>4} {lh:11.2f} {inductor:9.2f} {lh / inductor:12.2f}")
 
 
 if __name__ == "__main__":

@@ -4,12 +4,11 @@
 // for the cache (a block of C that stays in L2 while K streams) and for the
 // registers (a block of C held in vector registers across the loop over K),
 // and vectorizes the register tile into outer products, i.e. FMAs on vectors
-// of N. 2-D NCHW
-// convolutions and poolings are tiled into single output rows, decomposed
-// into 1-D windows and vectorized along the row; elementwise generics are
-// vectorized over their (up to two) innermost dimensions. The schedule is a
-// transform-dialect script built per module, so each op gets tile sizes that
-// fit its shape.
+// of N; large matmuls are split across threads. 2-D NCHW convolutions and
+// poolings are tiled into single output rows, decomposed into 1-D windows and
+// vectorized along the row; elementwise generics are vectorized along their
+// innermost dimension. The schedule is a transform-dialect script built per
+// module, so each op gets tile sizes that fit its shape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +34,10 @@ namespace lighthouse {
 namespace {
 
 constexpr llvm::StringLiteral kScheduleAttr = "lighthouse.cpu_schedule";
+
+/// Multiply-adds below which a matmul runs on one thread: waking the others
+/// costs tens of microseconds, as much as ~2M multiply-adds on one core.
+constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
 
 /// Tile sizes for one matmul: the rows of M each thread takes (0: one
 /// thread), then [M, N, K] for the cache and for the registers.
@@ -63,7 +66,8 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
   int64_t sizes[3] = {lhs.getDimSize(0), rhs.getDimSize(1), lhs.getDimSize(1)};
   MatmulTiles tiles;
   // Threads split M when each gets whole register tiles.
-  if (threads > 1 && sizes[0] % (threads * registerTiles[0]) == 0) {
+  if (threads > 1 && sizes[0] * sizes[1] * sizes[2] >= kMinThreadedWork &&
+      sizes[0] % (threads * registerTiles[0]) == 0) {
     tiles.threadRows = sizes[0] / threads;
     sizes[0] = tiles.threadRows;
   }
@@ -167,9 +171,10 @@ static std::optional<std::string> windowSchedule(size_t index,
 }
 
 /// For the elementwise linalg.generic marked with kScheduleAttr = `index`
-/// (all loops parallel, shapes static but the outermost): the outer loops
-/// tiled by 1 so that the rest (at most two dimensions, 4096 elements) becomes
-/// vectors. Returns none for ops it does not handle.
+/// (all loops parallel, the innermost static): every loop but the innermost
+/// tiled by 1, the innermost by up to 64 elements (a few vector registers),
+/// which becomes vectors. Small vectors keep the code small: LLVM's time
+/// grows with the code it gets. Returns none for ops it does not handle.
 static std::optional<std::string> elementwiseSchedule(size_t index,
                                                       linalg::GenericOp op) {
   auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
@@ -178,51 +183,31 @@ static std::optional<std::string> elementwiseSchedule(size_t index,
       !linalgOp.hasOnlyProjectedPermutations())
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t rank = ranges.size();
-  if (rank == 0 || rank > 4)
+  if (ranges.empty() || ShapedType::isDynamic(ranges.back()))
     return std::nullopt;
-  // Vectorize the innermost (up to) two loops; tile the others by 1.
-  int64_t outer = std::max<int64_t>(rank - 2, 1);
-  if (rank == 1)
-    outer = 0;
-  int64_t elements = 1;
-  for (int64_t i = outer; i < rank; ++i) {
-    if (ShapedType::isDynamic(ranges[i]))
-      return std::nullopt;
-    elements *= ranges[i];
+  int64_t inner = ranges.back();
+  if (inner > 64) {
+    inner = 64;
+    while (inner >= 8 && ranges.back() % inner)
+      inner /= 2;
   }
-  if (elements > 4096 || elements < 8)
+  if (inner < 8)
     return std::nullopt;
-  SmallVector<int64_t> tiles(rank, 0);
-  for (int64_t i = 0; i < outer; ++i)
-    tiles[i] = 1;
-  std::string tiling =
-      outer == 0
-          ? llvm::formatv("    %rows{0} = transform.merge_handles %ew{0} "
-                          ": !transform.any_op\n",
-                          index)
-                .str()
-          : llvm::formatv(
-                R"mlir(
-    %rows{0}, %el{0}:{1} = transform.structured.tile_using_for %ew{0} tile_sizes [{2}]
-        : (!transform.any_op) -> (!transform.any_op{3})
-)mlir",
-                index, outer, sizes(tiles),
-                llvm::join(SmallVector<std::string>(outer, ", !transform.any_op"),
-                           ""))
-                .str();
+  SmallVector<int64_t> tiles(ranges.size(), 1);
+  tiles.back() = inner;
   return llvm::formatv(
              R"mlir(
     %ew{0} = transform.structured.match ops{{["linalg.generic"]}
         attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
+    %rows{0}, %el{0}:{2} = transform.structured.tile_using_for %ew{0} tile_sizes [{3}]
+        : (!transform.any_op) -> (!transform.any_op{4})
+    transform.structured.vectorize %rows{0} : !transform.any_op
 )mlir",
-             index, kScheduleAttr)
-             .str() +
-         tiling +
-         llvm::formatv("    transform.structured.vectorize %rows{0} "
-                       ": !transform.any_op\n",
-                       index)
-             .str();
+             index, kScheduleAttr, ranges.size(), sizes(tiles),
+             llvm::join(SmallVector<std::string>(ranges.size(),
+                                                 ", !transform.any_op"),
+                        ""))
+      .str();
 }
 
 /// The transform script applying `blocks`, then lowering what they

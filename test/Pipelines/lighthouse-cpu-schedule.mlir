@@ -55,12 +55,13 @@ func.func @conv(%x: tensor<?x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %init: tenso
   return %c : tensor<?x8x8x8xf32>
 }
 
-// Elementwise: each 8x8 plane at once.
+// Elementwise: one row of 8 at a time.
 // CHECK-LABEL: func.func @relu
 // CHECK:         scf.for
 // CHECK:           scf.for
-// CHECK:             vector.transfer_read {{.*}} vector<1x1x8x8xf32>
-// CHECK:             arith.maximumf {{.*}} : vector<1x1x8x8xf32>
+// CHECK:             scf.for
+// CHECK:               vector.transfer_read {{.*}} vector<1x1x1x8xf32>
+// CHECK:               arith.maximumf {{.*}} : vector<1x1x1x8xf32>
 // CHECK-NOT:     linalg.generic
 func.func @relu(%x: tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32> {
   %zero = arith.constant 0.0 : f32
@@ -72,4 +73,42 @@ func.func @relu(%x: tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32> {
     linalg.yield %m : f32
   } -> tensor<?x8x8x8xf32>
   return %r : tensor<?x8x8x8xf32>
+}
+
+// Long rows go by 64 elements; rows that do not divide into 8 or more stay
+// scalar.
+// CHECK-LABEL: func.func @long_rows
+// CHECK:         scf.for {{.*}} to %c4 step %c1
+// CHECK:           scf.for {{.*}} to %c192 step %c64
+// CHECK:             math.exp {{.*}} : vector<1x64xf32>
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%{{.*}} : tensor<4x100xf32>)
+func.func @long_rows(%x: tensor<4x192xf32>, %y: tensor<4x100xf32>) -> (tensor<4x192xf32>, tensor<4x100xf32>) {
+  %ex = tensor.empty() : tensor<4x192xf32>
+  %rx = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x192xf32>) outs(%ex : tensor<4x192xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  } -> tensor<4x192xf32>
+  %ey = tensor.empty() : tensor<4x100xf32>
+  %ry = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<4x100xf32>) outs(%ey : tensor<4x100xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  } -> tensor<4x100xf32>
+  return %rx, %ry : tensor<4x192xf32>, tensor<4x100xf32>
+}
+
+// A small matmul stays on one thread: waking another costs more than it saves.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT:     scf.forall
+// CHECK:         vector.fma {{.*}} : vector<32xf32>
+// CHECK:       return
+func.func @small(%a: tensor<16x128xf32>, %b: tensor<128x32xf32>, %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<16x128xf32>, tensor<128x32xf32>) outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
 }
