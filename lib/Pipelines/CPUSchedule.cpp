@@ -43,11 +43,15 @@ constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
 /// thread), then [M, N, K] for the cache and for the registers.
 struct MatmulTiles {
   int64_t threadRows = 0;
+  /// Whether C starts as a linalg.fill, which each thread then does for its
+  /// own rows.
+  bool fillsC = false;
   SmallVector<int64_t, 3> cache, registers;
 };
 
 /// The tile sizes for `matmul`, or none when its shape does not divide into
-/// full tiles (partial tiles would not vectorize without masks).
+/// full register tiles (partial tiles would not vectorize without masks).
+/// Cache tiles shrink to divide the shape.
 static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
                                            ArrayRef<int64_t> cacheTiles,
                                            ArrayRef<int64_t> registerTiles,
@@ -65,6 +69,8 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
     return std::nullopt;
   int64_t sizes[3] = {lhs.getDimSize(0), rhs.getDimSize(1), lhs.getDimSize(1)};
   MatmulTiles tiles;
+  tiles.fillsC = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>() &&
+                 matmul.getDpsInits()[0].hasOneUse();
   // Threads split M when each gets whole register tiles.
   if (threads > 1 && sizes[0] * sizes[1] * sizes[2] >= kMinThreadedWork &&
       sizes[0] % (threads * registerTiles[0]) == 0) {
@@ -72,12 +78,18 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
     sizes[0] = tiles.threadRows;
   }
   for (int i = 0; i < 3; ++i) {
-    int64_t cache = std::min(cacheTiles[i], sizes[i]);
-    if (sizes[i] % registerTiles[i] || cache % registerTiles[i] ||
-        sizes[i] % cache)
+    int64_t registers = registerTiles[i];
+    if (sizes[i] % registers)
+      return std::nullopt;
+    // The largest multiple of the register tile up to the cache tile that
+    // divides the size.
+    int64_t cache = std::min(cacheTiles[i], sizes[i]) / registers * registers;
+    while (cache > 0 && sizes[i] % cache)
+      cache -= registers;
+    if (cache == 0)
       return std::nullopt;
     tiles.cache.push_back(cache);
-    tiles.registers.push_back(registerTiles[i]);
+    tiles.registers.push_back(registers);
   }
   return tiles;
 }
@@ -98,6 +110,13 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile) {
         attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
 )mlir",
       index, kScheduleAttr);
+  if (tile.threadRows && tile.fillsC)
+    block += llvm::formatv(R"mlir(
+    %fill{0} = transform.get_producer_of_operand %matched{0}[2]
+        : (!transform.any_op) -> !transform.any_op
+)mlir",
+                           index)
+                 .str();
   // An scf.forall over blocks of rows, one per thread.
   block += tile.threadRows
                ? llvm::formatv(R"mlir(
@@ -105,7 +124,14 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile) {
         tile_sizes [{1}, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir",
                                index, tile.threadRows)
-                     .str()
+                         .str() +
+                     (tile.fillsC ? llvm::formatv(R"mlir(
+    %fused_fill{0}, %forall_fused{0} = transform.structured.fuse_into_containing_op %fill{0} into %forall{0}
+        : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+)mlir",
+                                                  index)
+                                        .str()
+                                  : "")
                : llvm::formatv("    %mm{0} = transform.merge_handles %matched{0} "
                                ": !transform.any_op\n",
                                index)

@@ -112,3 +112,26 @@ func.func @small(%a: tensor<16x128xf32>, %b: tensor<128x32xf32>, %c: tensor<16x3
   %r = linalg.matmul ins(%a, %b : tensor<16x128xf32>, tensor<128x32xf32>) outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
   return %r : tensor<16x32xf32>
 }
+
+// A cache tile that does not divide the shape shrinks to one that does: K of
+// 1000 goes by 40, not 64.
+// CHECK-LABEL: func.func @shrunk_cache_tile
+// CHECK:         scf.for {{.*}} to %c1000 step %c40
+// CHECK:           vector.fma {{.*}} : vector<32xf32>
+func.func @shrunk_cache_tile(%a: tensor<64x1000xf32>, %b: tensor<1000x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x1000xf32>, tensor<1000x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// A C that starts as a fill is filled by each thread for its own rows.
+// CHECK-LABEL: func.func @filled
+// CHECK:         scf.forall (%{{.*}}) in (2) shared_outs
+// CHECK:           linalg.fill {{.*}} -> tensor<128x256xf32>
+// CHECK:           vector.fma {{.*}} : vector<32xf32>
+func.func @filled(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<256x256xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
