@@ -424,6 +424,8 @@ def compile_module(module, function: str = "main", *, pipeline: str = "default",
     timings: Dict[str, float] = {}
     stages_ir: Dict[str, str] = {}
     if isinstance(module, str):
+        # A plugin's pipeline loads its dialect plugins, which the text may use.
+        _resolve_pipeline(pipeline)
         context = ir.Context()
         with context:
             module = ir.Module.parse(module)

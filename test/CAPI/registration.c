@@ -4,6 +4,7 @@
 // RUN: %cc %s -o %t -I%lighthouse_include -L%lighthouse_libs -lLighthouseCAPI -Wl,-rpath,%lighthouse_libs
 // RUN: %t 2>&1 | FileCheck %s
 
+#include "lighthouse-c/Plugins.h"
 #include "lighthouse-c/Registration.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
@@ -75,6 +76,13 @@ int main(void) {
   // CHECK-NOT: linalg.
   mlirOperationPrint(op, printToStdout, NULL);
   printf("\n");
+
+  // A library that is not a plugin: failure, and the reason.
+  // CHECK: not a plugin: {{.*}}no-such-plugin.so{{.*}} -> failed: 1
+  printf("not a plugin: ");
+  MlirLogicalResult loaded = lighthouseLoadPassPlugin(
+      mlirStringRefCreateFromCString("no-such-plugin.so"), printToStdout, NULL);
+  printf(" -> failed: %d\n", mlirLogicalResultIsFailure(loaded));
 
   mlirPassManagerDestroy(pm);
   mlirModuleDestroy(module);

@@ -132,6 +132,56 @@ def test_dialect_and_pass_plugins_in_lh_opt(installed_example, tmp_path):
     assert "lumen." not in result.stdout
 
 
+PLUGIN_PIPELINE = '''
+import sys
+import numpy as np
+from lighthouse.compiler import compile_module
+
+compiled = compile_module("""
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = lumen.scale %v by 3.0 : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}""", pipeline="lumen-cpu")
+x = np.arange(4, dtype=np.float32)
+np.testing.assert_array_equal(compiled(x), 3 * x)
+print("ran lumen-cpu; imported my_project.dialects:", "my_project.dialects" in sys.modules)
+'''
+
+
+def test_pass_and_dialect_plugins_found_by_pipeline_name(installed_example):
+    """The example's `lighthouse.pipelines` entry point lists liblumen.so as
+    dialect and pass plugins: IR with lumen's ops compiles by pipeline name."""
+    result = subprocess.run([sys.executable, "-c", PLUGIN_PIPELINE], capture_output=True,
+                            text=True, env={**os.environ, "PYTHONPATH": str(installed_example)})
+    assert result.returncode == 0, result.stderr[-5000:]
+    assert "ran lumen-cpu; imported my_project.dialects: False" in result.stdout
+
+
+def test_plugin_errors(tmp_path):
+    from lighthouse import plugins
+
+    with pytest.raises(FileNotFoundError, match="no MLIR plugin at"):
+        plugins.load_pass_plugin(tmp_path / "missing.so")
+    # A shared library that is not a plugin.
+    not_a_plugin = LIBS / "libmlir_c_runner_utils.so"
+    with pytest.raises(ValueError, match="cannot load the pass plugin .*libmlir_c_runner_utils"):
+        plugins.load_pass_plugin(not_a_plugin)
+    with pytest.raises(ValueError, match="cannot load the dialect plugin"):
+        plugins.load_dialect_plugin(not_a_plugin)
+    # Not a shared library at all.
+    text = tmp_path / "plugin.so"
+    text.write_text("not ELF")
+    with pytest.raises(ValueError, match="cannot load the pass plugin"):
+        plugins.load_pass_plugin(text)
+
+
 def test_another_compiler_is_refused(tmp_path):
     gxx = shutil.which("g++")
     if gxx is None:
