@@ -3,12 +3,15 @@
 // A compiled function's packed entry point, `void _mlir_<name>(void **)`,
 // called with numpy arrays or torch tensors. Arguments are passed in place as
 // memref descriptors; results are the buffers the compiled code allocated,
-// handed to numpy with their ownership. This runs on every call of a compiled
-// model, where a Python version cost ~15 us.
+// handed to numpy with their ownership; a failed runtime check raises
+// ValueError. This runs on every call of a compiled model, where a Python
+// version cost ~15 us.
 //
 //===----------------------------------------------------------------------===//
 
 #include "NativeFunction.h"
+
+#include "lighthouse-c/Runtime.h"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -127,10 +130,17 @@ public:
     std::vector<void *> packed;
     for (void *&pointer : pointers)
       packed.push_back(&pointer);
+    const char *failure = nullptr;
+    int failed;
     {
       nb::gil_scoped_release released;
-      entry(packed.data());
+      failed = lighthouseRuntimeCall(entry, packed.data(), &failure);
     }
+    if (failed)
+      throw nb::value_error(
+          ("a runtime check of the compiled code failed: " +
+           std::string(failure))
+              .c_str());
     return takeResults(descriptors.data(), inputRanges);
   }
 
@@ -202,7 +212,8 @@ void bindNativeFunction(nb::module_ &module) {
            "Calls the function; returns the list of results as numpy arrays "
            "that own the buffers the code allocated, or None when an "
            "argument is not a C-contiguous CPU array of the expected dtype "
-           "and shape.");
+           "and shape. Raises ValueError when a runtime check of the code "
+           "fails.");
 }
 
 } // namespace lighthouse::python

@@ -26,6 +26,9 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       // C wrappers for the functions of the input only: library functions
       // declared later (libm's) have none.
       "func.func(llvm-request-c-wrappers),"
+      // Failed runtime checks return to the caller: after the C wrappers, so
+      // that the runtime's declaration gets none.
+      "lighthouse-lower-runtime-checks,"
       // Elementwise arith/math ops on whole tensors become linalg.generic,
       // which bufferizes.
       "func.func(convert-elementwise-to-linalg),"
@@ -72,6 +75,7 @@ void buildCPUFastPipeline(OpPassManager &pm) {
 void registerPipelines() {
   registerCPUSchedulePass();
   registerReadOnlyArgumentsPass();
+  registerLowerRuntimeChecksPass();
   PassPipelineRegistration<>(
       "lighthouse-cpu",
       "lighthouse's robust CPU pipeline: linalg on tensors to the LLVM "

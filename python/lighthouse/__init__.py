@@ -12,15 +12,16 @@ from ._version import LIGHTHOUSE_VERSION, MLIR_VERSION
 # A PEP 440 local version label carries the MLIR release the package holds.
 __version__ = f"{LIGHTHOUSE_VERSION}+mlir{MLIR_VERSION}"
 
-_RUNTIME_LIBRARIES = ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so", "libomp.so")
+_RUNTIME_LIBRARIES = ("liblighthouse_runtime.so", "libmlir_c_runner_utils.so",
+                      "libmlir_runner_utils.so", "libomp.so")
 
 
 def runtime_library_paths() -> list:
     """Returns the paths of the runtime support libraries shipped with lighthouse.
 
-    JIT-compiled code may call into them (memref printing such as
-    `printMemrefF32`, `memrefCopy` for non-contiguous copies, timers, and the
-    OpenMP runtime for threads); pass them as
+    JIT-compiled code may call into them (lighthouse's runtime checks, memref
+    printing such as `printMemrefF32`, `memrefCopy` for non-contiguous copies,
+    timers, and the OpenMP runtime for threads); pass them as
     `ExecutionEngine(module, shared_libs=lighthouse.runtime_library_paths())`.
     """
     libs_dir = _os.path.join(_os.path.dirname(__file__), "_mlir_libs")

@@ -1,5 +1,6 @@
-"""Calling compiled code: arrays in place, results that own their buffers or
-are copies when the compiled code does not own them."""
+"""Calling compiled code: arrays in place and never written, results that own
+their buffers or are copies when the compiled code does not own them, failed
+runtime checks as exceptions."""
 
 import gc
 
@@ -7,6 +8,17 @@ import numpy as np
 import pytest
 
 from lighthouse.compiler import compile_module
+
+
+def test_inputs_are_not_overwritten():
+    compiled = compile_module("""
+    func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+      %r = math.exp %a : tensor<4xf32>
+      return %r : tensor<4xf32>
+    }""")
+    a = np.zeros(4, np.float32)
+    np.testing.assert_array_equal(compiled(a), np.ones(4))
+    np.testing.assert_array_equal(a, np.zeros(4))
 
 
 def test_result_aliasing_an_input_is_a_copy():
@@ -106,3 +118,30 @@ def test_torch_tensors_in_and_out():
     torch.testing.assert_close(result, a.detach() + b)
     # numpy and torch mixed: torch out.
     assert isinstance(compiled(a.detach().numpy(), b), torch.Tensor)
+
+
+CHECKED_ADD = """
+func.func @main(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %m = tensor.dim %b, %c0 : tensor<?xf32>
+  %same = arith.cmpi eq, %n, %m : index
+  cf.assert %same, "mismatched size for broadcast"
+  %r = arith.addf %a, %b : tensor<?xf32>
+  return %r : tensor<?xf32>
+}"""
+
+
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_failed_runtime_check_raises(pipeline, tmp_path):
+    from lighthouse.compiler import load
+
+    compiled = compile_module(CHECKED_ADD, pipeline=pipeline)
+    compiled.save(tmp_path)
+    for function in (compiled, load(tmp_path)):
+        with pytest.raises(ValueError, match="runtime check of the compiled code failed: "
+                                             "mismatched size for broadcast"):
+            function(np.ones(3, np.float32), np.ones(4, np.float32))
+        # The process goes on, and so do calls with good arguments.
+        np.testing.assert_array_equal(function(np.ones(2, np.float32), np.ones(2, np.float32)),
+                                      [2, 2])

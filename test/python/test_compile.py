@@ -169,6 +169,21 @@ def test_call_time_errors_name_the_argument(args, error, text):
                                np.ones((2, 3)))
 
 
+def test_dynamic_sizes_that_must_agree_are_checked():
+    class Add(torch.nn.Module):
+        def forward(self, x, y):
+            return x + y
+
+    batch = torch.export.Dim("batch")
+    compiled = lighthouse.compile(Add(), (torch.ones(3, 4), torch.ones(3, 4)),
+                                  dynamic_shapes={"x": {0: batch}, "y": {0: batch}})
+    with pytest.raises(ValueError, match="runtime check of the compiled code failed: "
+                                         "mismatched size for broadcast"):
+        compiled(torch.ones(2, 4), torch.ones(5, 4))
+    torch.testing.assert_close(compiled(torch.ones(2, 4), torch.ones(2, 4)),
+                               torch.full((2, 4), 2.0))
+
+
 def test_op_the_pipeline_cannot_lower_is_named():
     source = """
     ml_program.global private @g(dense<1.0> : tensor<4xf32>) : tensor<4xf32>

@@ -21,7 +21,9 @@ namespace lighthouse {
 /// identity-layout memrefs there; public functions do not write to their
 /// arguments), ownership-based buffer deallocation, loops
 /// from linalg, and the conversions to the LLVM dialect, with C wrappers for
-/// public functions. Returned buffers are owned by the caller.
+/// public functions. Returned buffers are owned by the caller. Failed
+/// `cf.assert`s call lighthouse's runtime (lighthouse-c/Runtime.h), which
+/// returns to the caller instead of aborting.
 void buildCPUDefaultPipeline(mlir::OpPassManager &pm);
 
 /// Appends the performance CPU pipeline: `lighthouse-cpu-schedule` (matmuls
@@ -36,9 +38,12 @@ void registerCPUSchedulePass();
 /// Registers the `lighthouse-read-only-arguments` pass.
 void registerReadOnlyArgumentsPass();
 
+/// Registers the `lighthouse-lower-runtime-checks` pass.
+void registerLowerRuntimeChecksPass();
+
 /// Registers lighthouse's pipelines and passes: `lighthouse-cpu`,
 /// `lighthouse-cpu-fast`, `lighthouse-cpu-schedule`,
-/// `lighthouse-read-only-arguments`.
+/// `lighthouse-read-only-arguments`, `lighthouse-lower-runtime-checks`.
 void registerPipelines();
 
 } // namespace lighthouse

@@ -1,0 +1,39 @@
+//===- Runtime.h - What lighthouse's compiled code calls --------*- C -*-===//
+//
+// liblighthouse_runtime.so, shipped next to the other runtime libraries:
+// failed runtime checks of compiled code (`cf.assert`, which the
+// lighthouse-lower-runtime-checks pass turns into calls of
+// lighthouseRuntimeCheckFailed) return to the caller with their message
+// instead of aborting the process.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIGHTHOUSE_C_RUNTIME_H
+#define LIGHTHOUSE_C_RUNTIME_H
+
+#define LIGHTHOUSE_RUNTIME_EXPORTED __attribute__((visibility("default")))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Calls `entry(arguments)`, a compiled function's packed entry point, and
+/// returns 0. When a runtime check of that code fails on this thread, returns
+/// 1 instead, with the check's message in `*failure` (valid until this
+/// thread's next failure). Buffers the code allocated before the failure are
+/// not freed.
+LIGHTHOUSE_RUNTIME_EXPORTED int
+lighthouseRuntimeCall(void (*entry)(void **), void **arguments,
+                      const char **failure);
+
+/// Reports a failed runtime check: returns from the lighthouseRuntimeCall in
+/// progress on this thread, or, without one (code called another way, or on
+/// another thread), prints `message` to stderr and aborts as cf.assert does.
+LIGHTHOUSE_RUNTIME_EXPORTED void
+lighthouseRuntimeCheckFailed(const char *message);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // LIGHTHOUSE_C_RUNTIME_H

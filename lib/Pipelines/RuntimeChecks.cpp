@@ -1,0 +1,105 @@
+//===- RuntimeChecks.cpp - Failed checks return to the caller -------------===//
+//
+// `cf.assert` lowers to an abort of the whole process. lighthouse's compiled
+// code runs inside a Python program, where a check on the inputs (dynamic
+// sizes that must agree, say) should raise instead: each assert becomes a
+// call of lighthouse's runtime (lighthouse-c/Runtime.h) when its condition
+// does not hold, which returns to the caller with the message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lighthouse/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+
+namespace lighthouse {
+namespace {
+
+constexpr llvm::StringLiteral kCheckFailed = "lighthouseRuntimeCheckFailed";
+
+class LowerRuntimeChecksPass
+    : public PassWrapper<LowerRuntimeChecksPass, OperationPass<ModuleOp>> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerRuntimeChecksPass)
+
+  StringRef getArgument() const override {
+    return "lighthouse-lower-runtime-checks";
+  }
+  StringRef getDescription() const override {
+    return "Turn cf.assert into a call of lighthouse's runtime when the "
+           "condition fails, which returns to the caller of the compiled "
+           "code with the message instead of aborting";
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, func::FuncDialect,
+                    LLVM::LLVMDialect, scf::SCFDialect>();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<cf::AssertOp> asserts;
+    module.walk([&](cf::AssertOp op) { asserts.push_back(op); });
+    if (asserts.empty())
+      return;
+
+    OpBuilder builder(module.getBodyRegion());
+    Location loc = module.getLoc();
+    auto pointer = LLVM::LLVMPointerType::get(&getContext());
+    if (!module.lookupSymbol(kCheckFailed))
+      func::FuncOp::create(builder, loc, kCheckFailed,
+                           builder.getFunctionType({pointer}, {}))
+          .setPrivate();
+
+    // One global per distinct message.
+    llvm::StringMap<LLVM::GlobalOp> messages;
+    auto messageGlobal = [&](StringRef message) {
+      LLVM::GlobalOp &global = messages[message];
+      if (!global) {
+        std::string text = (message + llvm::Twine('\0')).str();
+        auto type = LLVM::LLVMArrayType::get(builder.getI8Type(), text.size());
+        global = LLVM::GlobalOp::create(
+            builder, loc, type, /*isConstant=*/true, LLVM::Linkage::Private,
+            ("lighthouse_check_" + llvm::Twine(messages.size())).str(),
+            builder.getStringAttr(text));
+      }
+      return global;
+    };
+
+    for (cf::AssertOp op : asserts) {
+      LLVM::GlobalOp global;
+      {
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToStart(module.getBody());
+        global = messageGlobal(op.getMsg());
+      }
+      builder.setInsertionPoint(op);
+      Location at = op.getLoc();
+      Value failed = arith::XOrIOp::create(
+          builder, at, op.getArg(),
+          arith::ConstantIntOp::create(builder, at, 1, 1));
+      auto ifFailed = scf::IfOp::create(builder, at, failed);
+      builder.setInsertionPointToStart(ifFailed.thenBlock());
+      Value message = LLVM::AddressOfOp::create(builder, at, global);
+      func::CallOp::create(builder, at, kCheckFailed, TypeRange{},
+                           ValueRange{message});
+      op.erase();
+    }
+  }
+};
+
+} // namespace
+
+void registerLowerRuntimeChecksPass() {
+  PassRegistration<LowerRuntimeChecksPass>();
+}
+
+} // namespace lighthouse
