@@ -112,11 +112,13 @@ public:
       int64_t *descriptor = &descriptors[at];
       at += spec.descriptorWords();
       int64_t *sizes = descriptor + 3, *strides = sizes + spec.rank();
+      // Without elements, the strides do not matter (numpy makes them 0).
+      bool empty = array.size() == 0;
       int64_t elements = 1;
       for (size_t d = spec.rank(); d-- > 0;) {
         int64_t size = array.shape(d);
         if ((spec.shape[d] >= 0 && size != spec.shape[d]) ||
-            (size > 1 && array.stride(d) != elements))
+            (!empty && size > 1 && array.stride(d) != elements))
           return nb::none();
         sizes[d] = size;
         strides[d] = elements;

@@ -140,14 +140,20 @@ def onnx_conv_pool(opset):
 
 
 def matmul_mlir(m, n, k):
-    """linalg-on-tensors IR of @main(A: MxK, B: KxN) -> A @ B, in f32."""
+    """linalg-on-tensors IR of @main(A: MxK, B: KxN) -> A @ B, in f32; M is
+    dynamic when `m` is None."""
+    rows = "?" if m is None else m
+    empty = f"tensor.empty() : tensor<{m}x{n}xf32>" if m is not None else \
+        f"tensor.empty(%rows) : tensor<?x{n}xf32>"
     return f"""
-func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+func.func @main(%a: tensor<{rows}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{rows}x{n}xf32> {{
   %zero = arith.constant 0.0 : f32
-  %init = tensor.empty() : tensor<{m}x{n}xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %c = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)
-                     outs(%acc : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  return %c : tensor<{m}x{n}xf32>
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %a, %c0 : tensor<{rows}x{k}xf32>
+  %init = {empty}
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<{rows}x{n}xf32>) -> tensor<{rows}x{n}xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<{rows}x{k}xf32>, tensor<{k}x{n}xf32>)
+                     outs(%acc : tensor<{rows}x{n}xf32>) -> tensor<{rows}x{n}xf32>
+  return %c : tensor<{rows}x{n}xf32>
 }}
 """

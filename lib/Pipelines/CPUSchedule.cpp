@@ -46,6 +46,9 @@ struct MatmulTiles {
   /// Whether C starts as a linalg.fill, which each thread then does for its
   /// own rows.
   bool fillsC = false;
+  /// Whether M is dynamic: its loop is then peeled into whole register tiles
+  /// and a partial one.
+  bool dynamicRows = false;
   SmallVector<int64_t, 3> cache, registers;
 };
 
@@ -60,8 +63,8 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
     return std::nullopt;
   auto lhs = dyn_cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
   auto rhs = dyn_cast<RankedTensorType>(matmul.getDpsInputs()[1].getType());
-  if (!lhs || !rhs || !lhs.hasStaticShape() || !rhs.hasStaticShape() ||
-      lhs.getRank() != 2 || rhs.getRank() != 2)
+  if (!lhs || !rhs || lhs.getRank() != 2 || rhs.getRank() != 2 ||
+      lhs.isDynamicDim(1) || !rhs.hasStaticShape())
     return std::nullopt;
   // Default indexing maps only: C(m, n) += A(m, k) * B(k, n).
   if (matmul.getIndexingMapsArray() !=
@@ -69,10 +72,16 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
     return std::nullopt;
   int64_t sizes[3] = {lhs.getDimSize(0), rhs.getDimSize(1), lhs.getDimSize(1)};
   MatmulTiles tiles;
+  // A dynamic M (a batch, say) is tiled for the registers only, on one
+  // thread.
+  tiles.dynamicRows = lhs.isDynamicDim(0);
+  if (tiles.dynamicRows)
+    sizes[0] = registerTiles[0];
   tiles.fillsC = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>() &&
                  matmul.getDpsInits()[0].hasOneUse();
   // Threads split M when each gets whole register tiles.
-  if (threads > 1 && sizes[0] * sizes[1] * sizes[2] >= kMinThreadedWork &&
+  if (threads > 1 && !tiles.dynamicRows &&
+      sizes[0] * sizes[1] * sizes[2] >= kMinThreadedWork &&
       sizes[0] % (threads * registerTiles[0]) == 0) {
     tiles.threadRows = sizes[0] / threads;
     sizes[0] = tiles.threadRows;
@@ -104,48 +113,60 @@ static std::string sizes(ArrayRef<int64_t> values) {
 /// The transform ops that tile and vectorize the matmul marked with
 /// kScheduleAttr = `index`.
 static std::string matmulSchedule(size_t index, const MatmulTiles &tile) {
-  std::string block = llvm::formatv(
-      R"mlir(
+  // Each op's handles are suffixed with `index`, formatted in as {0}.
+  auto format = [&](const char *text, auto &&...values) {
+    return llvm::formatv(text, index, values...).str();
+  };
+  std::string block = format(R"mlir(
     %matched{0} = transform.structured.match ops{{["linalg.matmul"]}
         attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
 )mlir",
-      index, kScheduleAttr);
-  if (tile.threadRows && tile.fillsC)
-    block += llvm::formatv(R"mlir(
+                             kScheduleAttr);
+  std::string matmul = format("%matched{0}");
+  if (tile.threadRows) {
+    if (tile.fillsC)
+      block += format(R"mlir(
     %fill{0} = transform.get_producer_of_operand %matched{0}[2]
         : (!transform.any_op) -> !transform.any_op
-)mlir",
-                           index)
-                 .str();
-  // An scf.forall over blocks of rows, one per thread.
-  block += tile.threadRows
-               ? llvm::formatv(R"mlir(
+)mlir");
+    // An scf.forall over blocks of rows, one per thread.
+    block += format(R"mlir(
     %mm{0}, %forall{0} = transform.structured.tile_using_forall %matched{0}
         tile_sizes [{1}, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir",
-                               index, tile.threadRows)
-                         .str() +
-                     (tile.fillsC ? llvm::formatv(R"mlir(
+                    tile.threadRows);
+    if (tile.fillsC)
+      block += format(R"mlir(
     %fused_fill{0}, %forall_fused{0} = transform.structured.fuse_into_containing_op %fill{0} into %forall{0}
         : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-)mlir",
-                                                  index)
-                                        .str()
-                                  : "")
-               : llvm::formatv("    %mm{0} = transform.merge_handles %matched{0} "
-                               ": !transform.any_op\n",
-                               index)
-                     .str();
-  block += llvm::formatv(
-      R"mlir(
-    %cache{0}, %cl{0}:3 = transform.structured.tile_using_for %mm{0} tile_sizes [{1}]
+)mlir");
+    matmul = format("%mm{0}");
+  }
+  if (!tile.dynamicRows)
+    return block + format(R"mlir(
+    %cache{0}, %cl{0}:3 = transform.structured.tile_using_for {1} tile_sizes [{2}]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-    %regs{0}, %rl{0}:3 = transform.structured.tile_using_for %cache{0} tile_sizes [{2}]
+    %regs{0}, %rl{0}:3 = transform.structured.tile_using_for %cache{0} tile_sizes [{3}]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.structured.vectorize %regs{0} : !transform.any_op
 )mlir",
-      index, sizes(tile.cache), sizes(tile.registers));
-  return block;
+                          matmul, sizes(tile.cache), sizes(tile.registers));
+  // Rows of a dynamic count: the loop over register tiles of rows is peeled
+  // into whole tiles, vectorized, and a last partial one, left to loops.
+  return block + format(R"mlir(
+    %cache{0}, %cl{0}:2 = transform.structured.tile_using_for {1} tile_sizes [0, {2}]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %regs{0}, %rl{0}:3 = transform.structured.tile_using_for %cache{0} tile_sizes [{3}]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %rows{0} = transform.cast %rl{0}#0 : !transform.any_op to !transform.op<"scf.for">
+    %whole{0}, %partial{0} = transform.loop.peel %rows{0}
+        : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    %full{0} = transform.structured.match ops{{["linalg.matmul"]} in %whole{0}
+        : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %full{0} vector_sizes [{3}] : !transform.any_op
+)mlir",
+                        matmul, sizes(ArrayRef(tile.cache).drop_front()),
+                        sizes(tile.registers));
 }
 
 /// For the 2-D convolution or pooling in NCHW layout marked with

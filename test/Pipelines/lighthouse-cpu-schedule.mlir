@@ -135,3 +135,17 @@ func.func @filled(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<25
   %r = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
   return %r : tensor<256x256xf32>
 }
+
+// Rows of a dynamic count: whole register tiles are vectorized, the last
+// partial one is left to loops, all on one thread.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-NOT:     scf.forall
+// CHECK:         %[[WHOLE:.*]] = affine.apply {{.*}}()[%[[ROWS:.*]]]
+// CHECK:         scf.for {{.*}} = %c0 to %[[WHOLE]] step %c8
+// CHECK:           vector.fma {{.*}} : vector<32xf32>
+// CHECK:         scf.for {{.*}} = %[[WHOLE]] to %[[ROWS]] step %c8
+// CHECK:           linalg.matmul {{.*}} -> tensor<?x32xf32>
+func.func @dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %c: tensor<?x96xf32>) -> tensor<?x96xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x96xf32>) outs(%c : tensor<?x96xf32>) -> tensor<?x96xf32>
+  return %r : tensor<?x96xf32>
+}

@@ -218,14 +218,18 @@ def test_fast_pipeline_matches_eager(compiled_models, name):
         torch.testing.assert_close(compiled(*inputs), module(*inputs), **TOLERANCE)
 
 
-@pytest.mark.parametrize("m, n, k", [(256, 256, 256), (64, 1024, 128), (10, 7, 5)],
-                         ids=["threads-and-vectors", "one-cache-tile", "ragged-loops"])
+@pytest.mark.parametrize("m, n, k", [(256, 256, 256), (64, 1024, 128), (64, 64, 1000),
+                                     (10, 7, 5), (None, 96, 64)],
+                         ids=["threads-and-vectors", "one-cache-tile", "shrunk-cache-tile",
+                              "ragged-loops", "dynamic-rows"])
 def test_fast_pipeline_matmul(m, n, k):
     compiled = compile_module(models.matmul_mlir(m, n, k), pipeline="fast")
-    rng = np.random.default_rng(m + n + k)
-    a = rng.standard_normal((m, k), dtype=np.float32)
+    rng = np.random.default_rng(n + k)
     b = rng.standard_normal((k, n), dtype=np.float32)
-    np.testing.assert_allclose(compiled(a, b), a @ b, rtol=1e-4, atol=1e-3)
+    # Dynamic rows: none, a partial register tile, whole ones, both.
+    for rows in [m] if m is not None else [0, 1, 8, 19, 64]:
+        a = rng.standard_normal((rows, k), dtype=np.float32)
+        np.testing.assert_allclose(compiled(a, b), a @ b, rtol=1e-4, atol=1e-3)
 
 
 def test_save_and_load_in_a_fresh_process(tmp_path):
