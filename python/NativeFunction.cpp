@@ -97,14 +97,17 @@ public:
     std::vector<int64_t> descriptors(words, 0);
     // Per parameter (results first), a pointer to its descriptor.
     std::vector<void *> pointers;
-    std::vector<nb::ndarray<>> arrays(args.size());
+    // Read-only: the compiled code does not write to its arguments
+    // (lighthouse-read-only-arguments), and numpy exports read-only arrays
+    // only as such.
+    std::vector<nb::ndarray<nb::ro>> arrays(args.size());
     std::vector<std::pair<uintptr_t, uintptr_t>> inputRanges;
     if (!results.empty())
       pointers.push_back(descriptors.data());
     size_t at = resultWords;
     for (size_t i = 0; i < args.size(); ++i) {
       const TensorSpec &spec = arguments[i];
-      nb::ndarray<> &array = arrays[i];
+      nb::ndarray<nb::ro> &array = arrays[i];
       if (!nb::try_cast(args[i], array, /*convert=*/false) ||
           array.device_type() != nb::device::cpu::value ||
           array.dtype() != spec.dtype || array.ndim() != spec.rank())
@@ -162,12 +165,15 @@ private:
       int64_t offset = descriptors[2];
       const int64_t *sizes = descriptors + 3, *strides = sizes + spec.rank();
       descriptors += spec.descriptorWords();
+      // An input without elements has an empty range, and may still be
+      // returned as is.
       bool owned =
           allocated && allocated != kNotOwned &&
           std::none_of(inputRanges.begin(), inputRanges.end(),
                        [&](const auto &range) {
-                         return range.first <= allocated &&
-                                allocated < range.second;
+                         return allocated == range.first ||
+                                (range.first < allocated &&
+                                 allocated < range.second);
                        }) &&
           std::find(taken.begin(), taken.end(), allocated) == taken.end();
       if (owned)
@@ -176,10 +182,10 @@ private:
       int64_t elements = 1;
       for (size_t size : shape)
         elements *= size;
+      // The array owns the allocation even without elements: another result
+      // may view it.
       nb::object owner;
-      if (owned && elements == 0)
-        std::free(reinterpret_cast<void *>(allocated));
-      else if (owned)
+      if (owned)
         owner = nb::capsule(reinterpret_cast<void *>(allocated),
                             [](void *buffer) noexcept { std::free(buffer); });
       // numpy wants a non-null pointer even for no elements.

@@ -229,6 +229,11 @@ static std::optional<std::string> elementwiseSchedule(size_t index,
       !linalg::isElementwise(linalgOp) ||
       !linalgOp.hasOnlyProjectedPermutations())
     return std::nullopt;
+  // Vectors of i1 are bit-packed in memory, buffers of i1 hold a byte each.
+  if (llvm::any_of(op->getOperandTypes(), [](Type type) {
+        return getElementTypeOrSelf(type).isInteger(1);
+      }))
+    return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty() || ShapedType::isDynamic(ranges.back()))
     return std::nullopt;
@@ -318,9 +323,13 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (cacheTiles.size() != 3 || registerTiles.size() != 3) {
+    auto positive = [](int64_t size) { return size > 0; };
+    if (cacheTiles.size() != 3 || registerTiles.size() != 3 ||
+        !llvm::all_of(cacheTiles, positive) ||
+        !llvm::all_of(registerTiles, positive)) {
       module.emitError("lighthouse-cpu-schedule: cache-tiles and "
-                       "register-tiles take three sizes each (M, N, K)");
+                       "register-tiles take three positive sizes each (M, "
+                       "N, K)");
       return signalPassFailure();
     }
     SmallVector<std::string> blocks;

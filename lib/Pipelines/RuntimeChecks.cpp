@@ -45,42 +45,50 @@ public:
   }
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
+    getOperation().walk([&](ModuleOp module) { lowerChecks(module); });
+  }
+
+private:
+  /// Lowers the asserts of `module` itself (not of modules nested in it).
+  void lowerChecks(ModuleOp module) {
     SmallVector<cf::AssertOp> asserts;
-    module.walk([&](cf::AssertOp op) { asserts.push_back(op); });
+    module.walk([&](cf::AssertOp op) {
+      if (op->getParentOfType<ModuleOp>() == module)
+        asserts.push_back(op);
+    });
     if (asserts.empty())
       return;
 
+    SymbolTable symbols(module);
     OpBuilder builder(module.getBodyRegion());
     Location loc = module.getLoc();
     auto pointer = LLVM::LLVMPointerType::get(&getContext());
-    if (!module.lookupSymbol(kCheckFailed))
-      func::FuncOp::create(builder, loc, kCheckFailed,
-                           builder.getFunctionType({pointer}, {}))
-          .setPrivate();
+    if (!symbols.lookup(kCheckFailed)) {
+      auto declaration = func::FuncOp::create(
+          builder, loc, kCheckFailed, builder.getFunctionType({pointer}, {}));
+      declaration.setPrivate();
+      symbols.insert(declaration);
+    }
 
-    // One global per distinct message.
+    // One global per distinct message, named apart from the module's symbols.
     llvm::StringMap<LLVM::GlobalOp> messages;
     auto messageGlobal = [&](StringRef message) {
       LLVM::GlobalOp &global = messages[message];
       if (!global) {
         std::string text = (message + llvm::Twine('\0')).str();
         auto type = LLVM::LLVMArrayType::get(builder.getI8Type(), text.size());
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToStart(module.getBody());
         global = LLVM::GlobalOp::create(
             builder, loc, type, /*isConstant=*/true, LLVM::Linkage::Private,
-            ("lighthouse_check_" + llvm::Twine(messages.size())).str(),
-            builder.getStringAttr(text));
+            "lighthouse_check", builder.getStringAttr(text));
+        symbols.insert(global);
       }
       return global;
     };
 
     for (cf::AssertOp op : asserts) {
-      LLVM::GlobalOp global;
-      {
-        OpBuilder::InsertionGuard guard(builder);
-        builder.setInsertionPointToStart(module.getBody());
-        global = messageGlobal(op.getMsg());
-      }
+      LLVM::GlobalOp global = messageGlobal(op.getMsg());
       builder.setInsertionPoint(op);
       Location at = op.getLoc();
       Value failed = arith::XOrIOp::create(

@@ -200,6 +200,10 @@ class CompiledModule:
                                 f"arguments, got {len(args)}")
             outputs = self._function(*[self._check_argument(i, a, s, torch) for i, (a, s)
                                        in enumerate(zip(args, self._arguments))])
+            if outputs is None:
+                kinds = ", ".join(type(a).__name__ for a in args)
+                raise TypeError(f"lighthouse could not pass ({kinds}) to {self.signature()} "
+                                "although they passed its checks: a lighthouse bug")
         # Results are of the kind the arguments are.
         if torch is not None and any(isinstance(a, torch.Tensor) for a in args):
             outputs = [torch.from_numpy(o) for o in outputs]
@@ -226,6 +230,13 @@ def _resolve_pipeline(pipeline: str) -> str:
     known = ", ".join(sorted(set(PIPELINES) | set(plugins.pipeline_names())))
     raise ValueError(f"unknown pipeline {pipeline!r}: use one of {known}, or a pass "
                      "pipeline string 'builtin.module(...)'")
+
+
+def _context_for(pipeline: str) -> ir.Context:
+    """A new context that knows the dialects of `pipeline`'s plugins: a context
+    takes the dialects registered when it is created."""
+    _resolve_pipeline(pipeline)
+    return ir.Context()
 
 
 def _record(stages_ir, dump_ir, stage: str, module: ir.Module):
@@ -381,7 +392,7 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
 
     timings: Dict[str, float] = {}
     stages_ir: Dict[str, str] = {}
-    context = ir.Context()
+    context = _context_for(pipeline)
     with context:
         raw = _timed(timings, "import", lambda: torch_ingress.import_model(
             model, example_inputs, dynamic_shapes=dynamic_shapes))
@@ -404,7 +415,7 @@ def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: i
 
     timings: Dict[str, float] = {}
     stages_ir: Dict[str, str] = {}
-    context = ir.Context()
+    context = _context_for(pipeline)
     with context:
         raw = _timed(timings, "import", lambda: onnx_ingress.import_model(model, **load_options))
         _record(stages_ir, dump_ir, "torch-onnx", raw)
@@ -424,9 +435,7 @@ def compile_module(module, function: str = "main", *, pipeline: str = "default",
     timings: Dict[str, float] = {}
     stages_ir: Dict[str, str] = {}
     if isinstance(module, str):
-        # A plugin's pipeline loads its dialect plugins, which the text may use.
-        _resolve_pipeline(pipeline)
-        context = ir.Context()
+        context = _context_for(pipeline)
         with context:
             module = ir.Module.parse(module)
     with module.context:

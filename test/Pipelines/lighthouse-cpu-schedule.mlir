@@ -1,6 +1,7 @@
 // RUN: lh-opt %s --lighthouse-cpu-schedule="threads=2" | FileCheck %s
 // RUN: lh-opt %s --lighthouse-cpu-schedule="threads=1 register-tiles=4,16,4 cache-tiles=16,64,16" | FileCheck %s --check-prefix=SMALL
 // RUN: not lh-opt %s --lighthouse-cpu-schedule="register-tiles=4,16" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not lh-opt %s --lighthouse-cpu-schedule="register-tiles=8,0,8" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu-fast)" | FileCheck %s --check-prefix=FAST
 
 // CHECK-LABEL: func.func @square
@@ -33,7 +34,7 @@ func.func @ragged(%a: tensor<10x7xf32>, %b: tensor<7x5xf32>, %c: tensor<10x5xf32
   return %r : tensor<10x5xf32>
 }
 
-// BAD: cache-tiles and register-tiles take three sizes each (M, N, K)
+// BAD: cache-tiles and register-tiles take three positive sizes each (M, N, K)
 
 // FAST-LABEL: llvm.func @square
 // FAST:         omp.parallel
@@ -148,4 +149,22 @@ func.func @filled(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<25
 func.func @dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %c: tensor<?x96xf32>) -> tensor<?x96xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x96xf32>) outs(%c : tensor<?x96xf32>) -> tensor<?x96xf32>
   return %r : tensor<?x96xf32>
+}
+
+// Elementwise ops on i1 stay scalar: vectors of i1 are bit-packed in memory,
+// buffers of i1 hold a byte per element.
+// CHECK-LABEL: func.func @compare
+// CHECK-NOT:     vector.
+// CHECK:         linalg.generic
+func.func @compare(%x: tensor<4x16xf32>) -> tensor<4x16xi1> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xi1>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x16xf32>) outs(%e : tensor<4x16xi1>) {
+  ^bb0(%v: f32, %o: i1):
+    %p = arith.cmpf ogt, %v, %zero : f32
+    linalg.yield %p : i1
+  } -> tensor<4x16xi1>
+  return %r : tensor<4x16xi1>
 }

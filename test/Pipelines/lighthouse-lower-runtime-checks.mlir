@@ -2,8 +2,8 @@
 
 // Each distinct message becomes one global; each assert a call of the runtime
 // when its condition fails.
-// CHECK-DAG:   llvm.mlir.global private constant @[[SIZE:lighthouse_check_[0-9]+]]("sizes differ\00")
-// CHECK-DAG:   llvm.mlir.global private constant @[[ZERO:lighthouse_check_[0-9]+]]("zero divisor\00")
+// CHECK-DAG:   llvm.mlir.global private constant @[[SIZE:lighthouse_check[_0-9]*]]("sizes differ\00")
+// CHECK-DAG:   llvm.mlir.global private constant @[[ZERO:lighthouse_check[_0-9]*]]("zero divisor\00")
 // CHECK-DAG:   func.func private @lighthouseRuntimeCheckFailed(!llvm.ptr)
 // CHECK-LABEL: func.func @checks
 // CHECK:         %[[TRUE:.*]] = arith.constant true
@@ -30,4 +30,17 @@ func.func @checks(%n: index, %m: index, %d: i32) {
   }
   cf.assert %same, "sizes differ"
   return
+}
+
+// A nested module gets its own declaration and globals.
+// CHECK-LABEL: module @inner
+// CHECK-DAG:     llvm.mlir.global private constant @{{.*}}("inner check\00")
+// CHECK-DAG:     func.func private @lighthouseRuntimeCheckFailed(!llvm.ptr)
+// CHECK:         func.func @nested
+// CHECK:           func.call @lighthouseRuntimeCheckFailed
+module @inner {
+  func.func @nested(%ok: i1) {
+    cf.assert %ok, "inner check"
+    return
+  }
 }

@@ -9,6 +9,20 @@ import pytest
 
 from lighthouse.compiler import compile_module
 
+# lighthouse-cpu's deallocation pass copies a returned input or constant
+# itself; without it, the compiled code returns them as they are, and the
+# caller must not take their buffers.
+WITHOUT_DEALLOCATION = (
+    "builtin.module(func.func(llvm-request-c-wrappers),"
+    "func.func(convert-elementwise-to-linalg),"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "convert-bufferization-to-memref,func.func(convert-linalg-to-loops),"
+    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-scf-to-cf,"
+    "convert-to-llvm,reconcile-unrealized-casts)")
+PIPELINES = pytest.mark.parametrize("pipeline", ["default", WITHOUT_DEALLOCATION],
+                                    ids=["default", "without-deallocation"])
+
 
 def test_inputs_are_not_overwritten():
     compiled = compile_module("""
@@ -21,35 +35,45 @@ def test_inputs_are_not_overwritten():
     np.testing.assert_array_equal(a, np.zeros(4))
 
 
-def test_result_aliasing_an_input_is_a_copy():
+@PIPELINES
+def test_result_aliasing_an_input_is_a_copy(pipeline):
     compiled = compile_module("""
-    func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
-      return %a : tensor<4xf32>
-    }""")
+    func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
+      return %a : tensor<?xf32>
+    }""", pipeline=pipeline)
     a = np.arange(4, dtype=np.float32)
     result = compiled(a)
     result[0] = 42
     assert a[0] == 0
     np.testing.assert_array_equal(result, [42, 1, 2, 3])
+    # An input without elements, returned as is.
+    empty = np.empty(0, np.float32)
+    assert compiled(empty).shape == (0,)
+    # A read-only input.
+    frozen = np.arange(3, dtype=np.float32)
+    frozen.flags.writeable = False
+    np.testing.assert_array_equal(compiled(frozen), [0, 1, 2])
 
 
-def test_result_of_a_constant_is_a_copy():
+@PIPELINES
+def test_result_of_a_constant_is_a_copy(pipeline):
     compiled = compile_module("""
     func.func @main() -> tensor<3xi64> {
       %c = arith.constant dense<[7, 8, 9]> : tensor<3xi64>
       return %c : tensor<3xi64>
-    }""")
+    }""", pipeline=pipeline)
     first = compiled()
     first[:] = 0
     np.testing.assert_array_equal(compiled(), [7, 8, 9])
 
 
-def test_one_buffer_returned_twice():
+@PIPELINES
+def test_one_buffer_returned_twice(pipeline):
     compiled = compile_module("""
     func.func @main(%a: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
       %r = math.exp %a : tensor<2x2xf32>
       return %r, %r : tensor<2x2xf32>, tensor<2x2xf32>
-    }""")
+    }""", pipeline=pipeline)
     first, second = compiled(np.zeros((2, 2), np.float32))
     assert first.ctypes.data != second.ctypes.data
     del first
@@ -90,6 +114,26 @@ def test_empty_and_boolean_results():
       return %r : tensor<3xi1>
     }""")
     np.testing.assert_array_equal(negate(np.array([True, False, True])), [False, True, False])
+
+
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_boolean_rows_long_enough_to_vectorize(pipeline):
+    compiled = compile_module("""
+    func.func @main(%a: tensor<4x16xf32>) -> tensor<4x16xi1> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<4x16xi1>
+      %positive = linalg.generic {
+          indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+          iterator_types = ["parallel", "parallel"]}
+          ins(%a : tensor<4x16xf32>) outs(%e : tensor<4x16xi1>) {
+        ^bb0(%x: f32, %out: i1):
+          %p = arith.cmpf ogt, %x, %zero : f32
+          linalg.yield %p : i1
+      } -> tensor<4x16xi1>
+      return %positive : tensor<4x16xi1>
+    }""", pipeline=pipeline)
+    a = np.linspace(-1, 1, 64, dtype=np.float32).reshape(4, 16)
+    np.testing.assert_array_equal(compiled(a), a > 0)
 
 
 def test_non_contiguous_arguments_are_made_contiguous():
