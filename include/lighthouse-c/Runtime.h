@@ -1,8 +1,8 @@
 //===- Runtime.h - What lighthouse's compiled code calls --------*- C -*-===//
 //
 // liblighthouse_runtime.so, shipped next to the other runtime libraries:
-// failed runtime checks of compiled code (`cf.assert`, which the
-// lighthouse-lower-runtime-checks pass turns into calls of
+// failed runtime checks of compiled code (`cf.assert` outside parallel
+// loops, which the lighthouse-lower-runtime-checks pass turns into calls of
 // lighthouseRuntimeCheckFailed) return to the caller with their message
 // instead of aborting the process.
 //

@@ -4,7 +4,8 @@
 // code runs inside a Python program, where a check on the inputs (dynamic
 // sizes that must agree, say) should raise instead: each assert becomes a
 // call of lighthouse's runtime (lighthouse-c/Runtime.h) when its condition
-// does not hold, which returns to the caller with the message.
+// does not hold, which returns to the caller with the message. Asserts in
+// parallel loops keep aborting.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,7 +54,12 @@ private:
   void lowerChecks(ModuleOp module) {
     SmallVector<cf::AssertOp> asserts;
     module.walk([&](cf::AssertOp op) {
-      if (op->getParentOfType<ModuleOp>() == module)
+      // Inside a parallel loop, a check may fail on another thread, or take
+      // the calling one out of the parallel region and leave the others
+      // waiting: those keep aborting.
+      if (op->getParentOfType<ModuleOp>() == module &&
+          !op->getParentOfType<scf::ForallOp>() &&
+          !op->getParentOfType<scf::ParallelOp>())
         asserts.push_back(op);
     });
     if (asserts.empty())

@@ -44,3 +44,15 @@ module @inner {
     return
   }
 }
+
+// In a parallel loop a failed check keeps aborting: it may fail on another
+// thread than the caller's.
+// CHECK-LABEL: func.func @parallel
+// CHECK:         scf.forall
+// CHECK-NEXT:      cf.assert %{{.*}}, "in a thread"
+func.func @parallel(%ok: i1) {
+  scf.forall (%i) in (2) {
+    cf.assert %ok, "in a thread"
+  }
+  return
+}

@@ -3,6 +3,8 @@ their buffers or are copies when the compiled code does not own them, failed
 runtime checks as exceptions."""
 
 import gc
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -189,3 +191,36 @@ def test_failed_runtime_check_raises(pipeline, tmp_path):
         # The process goes on, and so do calls with good arguments.
         np.testing.assert_array_equal(function(np.ones(2, np.float32), np.ones(2, np.float32)),
                                       [2, 2])
+
+
+PARALLEL_CHECK = '''
+import numpy as np
+from lighthouse.compiler import compile_module
+compiled = compile_module("""
+func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %r = scf.forall (%i) in (2) shared_outs(%o = %e) -> (tensor<2xf32>) {
+    %x = tensor.extract %a[%i] : tensor<2xf32>
+    %ok = arith.cmpf oge, %x, %zero : f32
+    cf.assert %ok, "negative input"
+    %t = tensor.from_elements %x : tensor<1xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %t into %o[%i] [1] [1] : tensor<1xf32> into tensor<2xf32>
+    }
+  }
+  return %r : tensor<2xf32>
+}""", pipeline="fast")
+print("good:", compiled(np.array([1, 2], np.float32)), flush=True)
+compiled(np.array([1, -2], np.float32))
+'''
+
+
+def test_failed_check_in_a_parallel_loop_aborts_with_its_message():
+    """A check in a parallel loop may fail on another thread than the caller's:
+    it aborts as cf.assert does, saying why, and does not hang."""
+    result = subprocess.run([sys.executable, "-c", PARALLEL_CHECK], capture_output=True,
+                            text=True, timeout=120)
+    assert "good: [1. 2.]" in result.stdout
+    assert result.returncode != 0
+    assert "negative input" in result.stdout + result.stderr
