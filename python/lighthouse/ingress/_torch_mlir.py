@@ -131,6 +131,20 @@ def _exchange_text(module) -> str:
     return module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
 
 
+def _unknown_ops(tm_ir, tm_module, context: ir.Context) -> list:
+    """Names of the operations in torch-mlir's `tm_module` that `context` does
+    not know, in order of appearance."""
+    names = []
+
+    def collect(op):
+        if op.name not in names and not context.is_registered_operation(op.name):
+            names.append(op.name)
+        return tm_ir.WalkResult.ADVANCE
+
+    tm_module.operation.walk(collect, tm_ir.WalkOrder.PRE_ORDER)
+    return names
+
+
 def _describe_parse_failure(text: str, diagnostics: str) -> str:
     """Names the op the parser rejected, or quotes the line it stopped at."""
     op = (re.search(r"operation '([\w.]+)'", diagnostics)
@@ -183,6 +197,13 @@ def run_pipelines(module: ir.Module, stages: list) -> ir.Module:
                 named = f" (cannot lower: {', '.join(ops)})" if ops else ""
                 raise LoweringError(
                     f"{description} failed{named}:\n{diagnostics}", diagnostics, ops) from None
+        # torch-mlir lowers a few ops (cumsum, sort, scatter...) to its own
+        # TMTensor dialect, which lighthouse does not have.
+        foreign = _unknown_ops(tm_ir, tm_module, module.context)
+        if foreign:
+            raise ExchangeError(
+                f"torch-mlir lowered the model to operations lighthouse does not have: "
+                f"{', '.join(foreign)} ({versions})")
         text = _exchange_text(tm_module)
     try:
         return ir.Module.parse(text, context=module.context)
