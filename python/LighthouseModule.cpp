@@ -14,20 +14,23 @@
 
 namespace nb = nanobind;
 
-/// Calls `load` (a lighthouseLoad*Plugin) with an error callback; raises
-/// ValueError with the reason when it fails.
-template <typename Load>
-static void loadPlugin(const char *kind, const std::string &path, Load load) {
-  std::string error;
-  auto append = [](MlirStringRef part, void *userData) {
-    static_cast<std::string *>(userData)->append(part.data, part.length);
-  };
-  MlirStringRef pathRef = mlirStringRefCreate(path.data(), path.size());
-  if (mlirLogicalResultIsFailure(load(pathRef, append, &error)))
-    throw nb::value_error(
-        ("cannot load the " + std::string(kind) + " plugin " + path + ": " +
-         error)
-            .c_str());
+/// Collects what a lighthouseLoad*Plugin reports into a std::string.
+static void appendTo(MlirStringRef part, void *error) {
+  static_cast<std::string *>(error)->append(part.data, part.length);
+}
+
+/// Raises ValueError with the reason when loading the plugin at `path`
+/// failed.
+static void checkLoaded(MlirLogicalResult loaded, const char *kind,
+                        const std::string &path, const std::string &error) {
+  if (mlirLogicalResultIsFailure(loaded))
+    throw nb::value_error(("cannot load the " + std::string(kind) +
+                           " plugin " + path + ": " + error)
+                              .c_str());
+}
+
+static MlirStringRef toStringRef(const std::string &text) {
+  return mlirStringRefCreate(text.data(), text.size());
 }
 
 NB_MODULE(_lighthouse, m) {
@@ -46,7 +49,10 @@ NB_MODULE(_lighthouse, m) {
   m.def(
       "load_pass_plugin",
       [](const std::string &path) {
-        loadPlugin("pass", path, lighthouseLoadPassPlugin);
+        std::string error;
+        checkLoaded(
+            lighthouseLoadPassPlugin(toStringRef(path), appendTo, &error),
+            "pass", path, error);
       },
       nb::arg("path"),
       "Loads the MLIR pass plugin at `path` and registers its passes, so "
@@ -55,12 +61,10 @@ NB_MODULE(_lighthouse, m) {
   m.def(
       "load_dialect_plugin",
       [](const std::string &path, MlirDialectRegistry registry) {
-        loadPlugin("dialect", path,
-                   [&](MlirStringRef pathRef, MlirStringCallback onError,
-                       void *userData) {
-                     return lighthouseLoadDialectPlugin(registry, pathRef,
-                                                        onError, userData);
-                   });
+        std::string error;
+        checkLoaded(lighthouseLoadDialectPlugin(registry, toStringRef(path),
+                                                appendTo, &error),
+                    "dialect", path, error);
       },
       nb::arg("path"), nb::arg("registry"),
       "Loads the MLIR dialect plugin at `path` and appends its dialects to "

@@ -229,11 +229,6 @@ static std::optional<std::string> elementwiseSchedule(size_t index,
       !linalg::isElementwise(linalgOp) ||
       !linalgOp.hasOnlyProjectedPermutations())
     return std::nullopt;
-  // Vectors of i1 are bit-packed in memory, buffers of i1 hold a byte each.
-  if (llvm::any_of(op->getOperandTypes(), [](Type type) {
-        return getElementTypeOrSelf(type).isInteger(1);
-      }))
-    return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty() || ShapedType::isDynamic(ranges.back()))
     return std::nullopt;
@@ -342,6 +337,12 @@ public:
       blocks.push_back(std::move(block));
     };
     module.walk([&](linalg::LinalgOp op) {
+      // Vectors of i1 are bit-packed in memory, buffers of i1 hold a byte
+      // each: ops on i1 are left to loops.
+      if (llvm::any_of(op->getOperandTypes(), [](Type type) {
+            return getElementTypeOrSelf(type).isInteger(1);
+          }))
+        return;
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
         if (auto tiles =
                 tilesFor(matmul, cacheTiles, registerTiles, threadCount))

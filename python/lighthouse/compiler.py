@@ -218,6 +218,9 @@ def _timed(timings: dict, stage: str, function):
 
 
 def _resolve_pipeline(pipeline: str) -> str:
+    """The pipeline string `pipeline` names. A plugin's is found after loading
+    the MLIR plugins it lists: resolve before creating the context, which takes
+    the dialects registered when it is created."""
     if pipeline in PIPELINES:
         return PIPELINES[pipeline]
     from . import plugins
@@ -230,13 +233,6 @@ def _resolve_pipeline(pipeline: str) -> str:
     known = ", ".join(sorted(set(PIPELINES) | set(plugins.pipeline_names())))
     raise ValueError(f"unknown pipeline {pipeline!r}: use one of {known}, or a pass "
                      "pipeline string 'builtin.module(...)'")
-
-
-def _context_for(pipeline: str) -> ir.Context:
-    """A new context that knows the dialects of `pipeline`'s plugins: a context
-    takes the dialects registered when it is created."""
-    _resolve_pipeline(pipeline)
-    return ir.Context()
 
 
 def _record(stages_ir, dump_ir, stage: str, module: ir.Module):
@@ -328,8 +324,9 @@ def _cache_key(module: ir.Module, function_name: str, pipeline_text: str,
     return digest.hexdigest()[:32]
 
 
-def _finish(module: ir.Module, function_name: str, *, pipeline: str, timings: dict,
-            stages_ir: dict, dump_ir, opt_level: int, cache_dir=None) -> CompiledModule:
+def _finish(module: ir.Module, function_name: str, *, pipeline: str, pipeline_text: str,
+            timings: dict, stages_ir: dict, dump_ir, opt_level: int,
+            cache_dir=None) -> CompiledModule:
     from .execution_engine import ExecutionEngine
     from . import runtime_library_paths
 
@@ -340,7 +337,6 @@ def _finish(module: ir.Module, function_name: str, *, pipeline: str, timings: di
                          f"{', '.join('@' + n for n in functions) or 'none'}")
     arguments, results = _function_specs(functions[function_name])
     _record(stages_ir, dump_ir, "linalg", module)
-    pipeline_text = _resolve_pipeline(pipeline)
     cached = None
     if cache_dir is not None:
         cached = os.path.join(os.path.expanduser(cache_dir),
@@ -392,13 +388,15 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
 
     timings: Dict[str, float] = {}
     stages_ir: Dict[str, str] = {}
-    context = _context_for(pipeline)
+    pipeline_text = _resolve_pipeline(pipeline)
+    context = ir.Context()
     with context:
         raw = _timed(timings, "import", lambda: torch_ingress.import_model(
             model, example_inputs, dynamic_shapes=dynamic_shapes))
         _record(stages_ir, dump_ir, "torch", raw)
         linalg = _timed(timings, "lower-to-linalg", lambda: torch_ingress.lower_to_linalg(raw))
-        return _finish(linalg, "main", pipeline=pipeline, timings=timings,
+        return _finish(linalg, "main", pipeline=pipeline,
+                       pipeline_text=pipeline_text, timings=timings,
                        stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
                        cache_dir=cache_dir)
 
@@ -415,13 +413,15 @@ def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: i
 
     timings: Dict[str, float] = {}
     stages_ir: Dict[str, str] = {}
-    context = _context_for(pipeline)
+    pipeline_text = _resolve_pipeline(pipeline)
+    context = ir.Context()
     with context:
         raw = _timed(timings, "import", lambda: onnx_ingress.import_model(model, **load_options))
         _record(stages_ir, dump_ir, "torch-onnx", raw)
         function_name = ir.StringAttr(raw.body.operations[0].attributes["sym_name"]).value
         linalg = _timed(timings, "lower-to-linalg", lambda: onnx_ingress.lower_to_linalg(raw))
-        return _finish(linalg, function_name, pipeline=pipeline, timings=timings,
+        return _finish(linalg, function_name, pipeline=pipeline,
+                       pipeline_text=pipeline_text, timings=timings,
                        stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
                        cache_dir=cache_dir)
 
@@ -434,11 +434,13 @@ def compile_module(module, function: str = "main", *, pipeline: str = "default",
     """
     timings: Dict[str, float] = {}
     stages_ir: Dict[str, str] = {}
+    pipeline_text = _resolve_pipeline(pipeline)
     if isinstance(module, str):
-        context = _context_for(pipeline)
+        context = ir.Context()
         with context:
             module = ir.Module.parse(module)
     with module.context:
-        return _finish(module, function, pipeline=pipeline, timings=timings,
+        return _finish(module, function, pipeline=pipeline,
+                       pipeline_text=pipeline_text, timings=timings,
                        stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
                        cache_dir=cache_dir)

@@ -197,17 +197,17 @@ def run_pipelines(module: ir.Module, stages: list) -> ir.Module:
                 named = f" (cannot lower: {', '.join(ops)})" if ops else ""
                 raise LoweringError(
                     f"{description} failed{named}:\n{diagnostics}", diagnostics, ops) from None
+        text = _exchange_text(tm_module)
+    try:
+        return ir.Module.parse(text, context=module.context)
+    except ir.MLIRError as error:
         # torch-mlir lowers a few ops (cumsum, sort, scatter...) to its own
         # TMTensor dialect, which lighthouse does not have.
         foreign = _unknown_ops(tm_ir, tm_module, module.context)
         if foreign:
             raise ExchangeError(
                 f"torch-mlir lowered the model to operations lighthouse does not have: "
-                f"{', '.join(foreign)} ({versions})")
-        text = _exchange_text(tm_module)
-    try:
-        return ir.Module.parse(text, context=module.context)
-    except ir.MLIRError as error:
+                f"{', '.join(foreign)} ({versions})") from None
         raise ExchangeError(
             f"lighthouse could not parse IR lowered by torch-mlir ({versions}):\n{error}"
             f"{_describe_parse_failure(text, str(error))}") from None
