@@ -3,6 +3,10 @@ models and inputs, measured in one run.
 
     .venv/bin/python bench/compile_latency.py [--pipeline default]
 
+"lighthouse" compiles as lighthouse.compile does by default; "no-unroll"
+with unroll_loops=False (LLVM does not unroll loops: faster to compile,
+slower code where the pipeline left loops scalar).
+
 Seconds from the model to its first result, compilation included, two ways:
   cold: each compilation in a fresh process, as a script that compiles once
         sees it (each tool pays its one-time set-up; imports are not counted);
@@ -29,7 +33,7 @@ import torch  # noqa: E402
 
 import lighthouse  # noqa: E402
 
-TOOLS = ("lighthouse", "inductor")
+TOOLS = ("lighthouse", "no-unroll", "inductor")
 
 
 def warm_up_model():
@@ -43,9 +47,9 @@ def first_result_seconds(tool: str, name: str, pipeline: str) -> float:
     _, module, inputs, dynamic_shapes = next(
         m for m in [*models.torch_models(), warm_up_model()] if m[0] == name)
     start = time.perf_counter()
-    if tool == "lighthouse":
-        lighthouse.compile(module, inputs, dynamic_shapes=dynamic_shapes,
-                           pipeline=pipeline)(*inputs)
+    if tool in ("lighthouse", "no-unroll"):
+        lighthouse.compile(module, inputs, dynamic_shapes=dynamic_shapes, pipeline=pipeline,
+                           unroll_loops=tool == "lighthouse")(*inputs)
     else:
         torch._dynamo.reset()
         with torch.no_grad():
@@ -81,11 +85,13 @@ def main():
             for name in names for tool in TOOLS}
     cold = {(tool, name): cold_seconds(tool, name, args.pipeline)
             for name in names for tool in TOOLS}
-    print(f"  {'model':18} {'':>4} {'lighthouse':>11} {'inductor':>9} {'lh/inductor':>12}")
+    print(f"  {'model':18} {'':>4} {'lighthouse':>11} {'no-unroll':>10} {'inductor':>9} "
+          f"{'lh/inductor':>12} {'no-unroll/inductor':>19}")
     for name in names:
         for label, seconds in (("cold", cold), ("warm", warm)):
-            lh, inductor = (seconds[tool, name] for tool in TOOLS)
-            print(f"  {name:18} {label:>4} {lh:11.2f} {inductor:9.2f} {lh / inductor:12.2f}")
+            lh, no_unroll, inductor = (seconds[tool, name] for tool in TOOLS)
+            print(f"  {name:18} {label:>4} {lh:11.2f} {no_unroll:10.2f} {inductor:9.2f} "
+                  f"{lh / inductor:12.2f} {no_unroll / inductor:19.2f}")
 
 
 if __name__ == "__main__":

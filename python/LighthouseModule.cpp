@@ -7,6 +7,7 @@
 
 #include "NativeFunction.h"
 
+#include "lighthouse-c/ExecutionEngine.h"
 #include "lighthouse-c/Plugins.h"
 #include "lighthouse-c/Registration.h"
 #include "mlir/Bindings/Python/Nanobind.h"
@@ -70,6 +71,35 @@ NB_MODULE(_lighthouse, m) {
       "Loads the MLIR dialect plugin at `path` and appends its dialects to "
       "`registry`. Raises ValueError when it is not a dialect plugin of this "
       "MLIR.");
+
+  m.def(
+      "create_execution_engine",
+      [](MlirModule module, int optLevel, bool llvmLoopUnrolling,
+         const std::vector<std::string> &sharedLibs) {
+        std::vector<MlirStringRef> paths;
+        for (const std::string &path : sharedLibs)
+          paths.push_back(toStringRef(path));
+        std::string error;
+        MlirExecutionEngine engine = lighthouseExecutionEngineCreate(
+            module, optLevel, llvmLoopUnrolling, paths.size(), paths.data(),
+            appendTo, &error);
+        if (mlirExecutionEngineIsNull(engine))
+          throw std::runtime_error("cannot JIT-compile the module: " + error);
+        nb::object capsule =
+            nb::steal<nb::object>(mlirPythonExecutionEngineToCapsule(engine));
+        return nb::module_::import_(
+                   MAKE_MLIR_PYTHON_QUALNAME("execution_engine"))
+            .attr("ExecutionEngine")
+            .attr(MLIR_PYTHON_CAPI_FACTORY_ATTR)(capsule);
+      },
+      nb::arg("module"), nb::arg("opt_level"), nb::arg("llvm_loop_unrolling"),
+      nb::arg("shared_libs"),
+      "JIT-compiles `module` (LLVM dialect) for this CPU into an "
+      "`execution_engine.ExecutionEngine`, as position-independent code that "
+      "`dump_to_object_file` can save. LLVM optimizes at `opt_level` and "
+      "unrolls loops only with `llvm_loop_unrolling`; `shared_libs` resolve "
+      "the symbols the code does not define. Raises RuntimeError with "
+      "LLVM's reason on failure.");
 
   lighthouse::python::bindNativeFunction(m);
 }

@@ -63,17 +63,21 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       "reconcile-unrealized-casts");
 }
 
+// Constant weights are transposed once, here, rather than on every call.
 void buildCPUDefaultPipeline(OpPassManager &pm) {
+  appendPipeline(pm, "lighthouse-fold-constant-transposes");
   buildCPUPipeline(pm, /*openmp=*/false);
 }
 
 void buildCPUFastPipeline(OpPassManager &pm) {
-  appendPipeline(pm, "lighthouse-cpu-schedule,canonicalize,cse");
+  appendPipeline(pm, "lighthouse-fold-constant-transposes,"
+                     "lighthouse-cpu-schedule,canonicalize,cse");
   buildCPUPipeline(pm, /*openmp=*/true);
 }
 
 void registerPipelines() {
   registerCPUSchedulePass();
+  registerFoldConstantTransposesPass();
   registerReadOnlyArgumentsPass();
   registerLowerRuntimeChecksPass();
   PassPipelineRegistration<>(

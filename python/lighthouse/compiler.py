@@ -28,7 +28,7 @@ from typing import Any, Dict, Sequence
 import numpy as np
 
 from . import ir
-from ._mlir_libs._lighthouse import NativeFunction
+from ._mlir_libs._lighthouse import NativeFunction, create_execution_engine
 from ._version import LIGHTHOUSE_VERSION, MLIR_VERSION
 from .passmanager import PassManager
 
@@ -315,19 +315,20 @@ def load(path) -> CompiledModule:
 
 
 def _cache_key(module: ir.Module, function_name: str, pipeline_text: str,
-               opt_level: int) -> str:
+               opt_level: int, unroll_loops: bool) -> str:
+    from . import plugins
+
     digest = hashlib.sha256()
     for part in (LIGHTHOUSE_VERSION, MLIR_VERSION, function_name, pipeline_text,
-                 str(opt_level)):
+                 str(opt_level), str(unroll_loops), plugins.loaded_plugins_identity()):
         digest.update(part.encode() + b"\0")
     digest.update(module.operation.get_asm(binary=True, print_generic_op_form=True))
     return digest.hexdigest()[:32]
 
 
 def _finish(module: ir.Module, function_name: str, *, pipeline: str, pipeline_text: str,
-            timings: dict, stages_ir: dict, dump_ir, opt_level: int,
+            timings: dict, stages_ir: dict, dump_ir, opt_level: int, unroll_loops: bool,
             cache_dir=None) -> CompiledModule:
-    from .execution_engine import ExecutionEngine
     from . import runtime_library_paths
 
     functions = {ir.StringAttr(op.attributes["sym_name"]).value: op
@@ -340,16 +341,19 @@ def _finish(module: ir.Module, function_name: str, *, pipeline: str, pipeline_te
     cached = None
     if cache_dir is not None:
         cached = os.path.join(os.path.expanduser(cache_dir),
-                              _cache_key(module, function_name, pipeline_text, opt_level))
+                              _cache_key(module, function_name, pipeline_text, opt_level,
+                                         unroll_loops))
         if os.path.isfile(os.path.join(cached, _MANIFEST)):
             compiled = _timed(timings, "cache-load", lambda: load(cached))
             compiled.timings, compiled.ir = timings, stages_ir
             return compiled
     _timed(timings, "pipeline", lambda: _run_pipeline(module, pipeline, pipeline_text))
     _record(stages_ir, dump_ir, "llvm", module)
-    # Position-independent code, so that `save` can link it into a library.
-    engine = _timed(timings, "jit", lambda: ExecutionEngine(
-        module, opt_level=opt_level, shared_libs=runtime_library_paths(), enable_pic=True))
+    try:
+        engine = _timed(timings, "jit", lambda: create_execution_engine(
+            module, opt_level, unroll_loops, runtime_library_paths()))
+    except RuntimeError as error:
+        raise CompileError(str(error)) from None
     address = _timed(timings, "jit-lookup",
                      lambda: engine.raw_lookup(f"_mlir_ciface_{function_name}"))
     if not address:
@@ -366,6 +370,7 @@ def _finish(module: ir.Module, function_name: str, *, pipeline: str, pipeline_te
 
 def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
             pipeline: str = "default", dump_ir=None, opt_level: int = 3,
+            unroll_loops: bool = True,
             cache_dir=None) -> CompiledModule:
     """Compiles a PyTorch model to a native CPU callable.
 
@@ -376,7 +381,9 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
       pipeline: a name from `PIPELINES` or a plugin's, or a pipeline string.
       dump_ir: True to keep the IR of each stage in `.ir`; a folder to also
         write it there.
-      opt_level: LLVM's optimization level for the JIT.
+      opt_level: LLVM's optimization level for the JIT (0 to 3).
+      unroll_loops: False keeps LLVM from unrolling loops: compiles in about
+        half the time; loops the pipeline left scalar run up to 2x slower.
       cache_dir: a folder of compiled code keyed on the linalg IR, the
         pipeline and the versions: a hit skips the pipeline and the JIT.
 
@@ -398,11 +405,12 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
         return _finish(linalg, "main", pipeline=pipeline,
                        pipeline_text=pipeline_text, timings=timings,
                        stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
+                       unroll_loops=unroll_loops,
                        cache_dir=cache_dir)
 
 
 def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: int = 3,
-                 cache_dir=None, **load_options) -> CompiledModule:
+                 unroll_loops: bool = True, cache_dir=None, **load_options) -> CompiledModule:
     """Compiles an ONNX model (a path or a `ModelProto`) to a native CPU callable.
 
     The callable takes arrays in the order of the graph's inputs and returns
@@ -423,11 +431,13 @@ def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: i
         return _finish(linalg, function_name, pipeline=pipeline,
                        pipeline_text=pipeline_text, timings=timings,
                        stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
+                       unroll_loops=unroll_loops,
                        cache_dir=cache_dir)
 
 
 def compile_module(module, function: str = "main", *, pipeline: str = "default",
-                   dump_ir=None, opt_level: int = 3, cache_dir=None) -> CompiledModule:
+                   dump_ir=None, opt_level: int = 3, unroll_loops: bool = True,
+                   cache_dir=None) -> CompiledModule:
     """Compiles linalg-on-tensors IR (a module, or its text) to a native CPU callable.
 
     The module is consumed: the pipeline rewrites it in place.
@@ -443,4 +453,5 @@ def compile_module(module, function: str = "main", *, pipeline: str = "default",
         return _finish(module, function, pipeline=pipeline,
                        pipeline_text=pipeline_text, timings=timings,
                        stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
+                       unroll_loops=unroll_loops,
                        cache_dir=cache_dir)

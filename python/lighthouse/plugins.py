@@ -40,14 +40,32 @@ def _plugin_path(path) -> str:
     return path
 
 
+# The plugins this process loaded: what they were when loaded (path, size,
+# modification time), which compiled-code caches key on.
+_loaded = set()
+
+
 @functools.lru_cache(maxsize=None)
 def _load_pass_plugin(path: str) -> None:
     _lighthouse.load_pass_plugin(path)
+    _remember(path)
 
 
 @functools.lru_cache(maxsize=None)
 def _load_dialect_plugin(path: str) -> None:
     _lighthouse.load_dialect_plugin(path, get_dialect_registry())
+    _remember(path)
+
+
+def _remember(path: str) -> None:
+    status = os.stat(path)
+    _loaded.add(f"{path}:{status.st_size}:{status.st_mtime_ns}")
+
+
+def loaded_plugins_identity() -> str:
+    """What identifies the plugins loaded so far: their passes and dialects
+    may change what a pipeline compiles to."""
+    return "\n".join(sorted(_loaded))
 
 
 def load_pass_plugin(path) -> None:

@@ -209,11 +209,13 @@ def test_unknown_function():
         compile_module(EXP, "forward")
 
 
+@pytest.mark.parametrize("unroll_loops", [True, False], ids=["unrolled", "not-unrolled"])
 @pytest.mark.parametrize("name", [m[0] for m in MODELS])
-def test_fast_pipeline_matches_eager(compiled_models, name):
+def test_fast_pipeline_matches_eager(compiled_models, name, unroll_loops):
     module, inputs, _ = compiled_models[name]
     dynamic = next(m[3] for m in MODELS if m[0] == name)
-    compiled = lighthouse.compile(module, inputs, dynamic_shapes=dynamic, pipeline="fast")
+    compiled = lighthouse.compile(module, inputs, dynamic_shapes=dynamic, pipeline="fast",
+                                  unroll_loops=unroll_loops)
     with torch.no_grad():
         torch.testing.assert_close(compiled(*inputs), module(*inputs), **TOLERANCE)
 
@@ -264,10 +266,16 @@ def test_cache_hit_skips_pipeline_and_jit(tmp_path):
     assert {"pipeline", "jit", "cache-save"} <= set(first.timings)
     assert "cache-load" in second.timings and "jit" not in second.timings
     torch.testing.assert_close(second(*inputs), first(*inputs))
-    # Another pipeline is another entry.
+    # Another pipeline, or other LLVM settings, is another entry.
     third = lighthouse.compile(module, inputs, cache_dir=tmp_path, pipeline="fast")
-    assert "jit" in third.timings
-    assert len(list(tmp_path.iterdir())) == 2
+    fourth = lighthouse.compile(module, inputs, cache_dir=tmp_path, unroll_loops=False)
+    assert "jit" in third.timings and "jit" in fourth.timings
+    assert len(list(tmp_path.iterdir())) == 3
+
+
+def test_jit_errors_name_the_cause():
+    with pytest.raises(CompileError, match="optimization level 7 is not one of 0, 1, 2, 3"):
+        compile_module(EXP, opt_level=7)
 
 
 def test_load_errors(tmp_path):

@@ -35,6 +35,9 @@ void buildCPUFastPipeline(mlir::OpPassManager &pm);
 /// Registers the `lighthouse-cpu-schedule` pass.
 void registerCPUSchedulePass();
 
+/// Registers the `lighthouse-fold-constant-transposes` pass.
+void registerFoldConstantTransposesPass();
+
 /// Registers the `lighthouse-read-only-arguments` pass.
 void registerReadOnlyArgumentsPass();
 
@@ -43,6 +46,7 @@ void registerLowerRuntimeChecksPass();
 
 /// Registers lighthouse's pipelines and passes: `lighthouse-cpu`,
 /// `lighthouse-cpu-fast`, `lighthouse-cpu-schedule`,
+/// `lighthouse-fold-constant-transposes`,
 /// `lighthouse-read-only-arguments`, `lighthouse-lower-runtime-checks`.
 void registerPipelines();
 
