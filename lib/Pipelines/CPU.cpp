@@ -63,20 +63,27 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       "reconcile-unrealized-casts");
 }
 
-// Constant weights are transposed once, here, rather than on every call.
+/// What both pipelines do first, on linalg: constant weights are transposed
+/// once, here, rather than on every call, and weights shared across a batch
+/// are not copied per batch element.
+static constexpr llvm::StringLiteral kWeightRewrites =
+    "lighthouse-fold-constant-transposes,lighthouse-flatten-batch-matmuls,"
+    "canonicalize";
+
 void buildCPUDefaultPipeline(OpPassManager &pm) {
-  appendPipeline(pm, "lighthouse-fold-constant-transposes");
+  appendPipeline(pm, kWeightRewrites);
   buildCPUPipeline(pm, /*openmp=*/false);
 }
 
 void buildCPUFastPipeline(OpPassManager &pm) {
-  appendPipeline(pm, "lighthouse-fold-constant-transposes,"
-                     "lighthouse-cpu-schedule,canonicalize,cse");
+  appendPipeline(pm, kWeightRewrites);
+  appendPipeline(pm, "lighthouse-cpu-schedule,canonicalize,cse");
   buildCPUPipeline(pm, /*openmp=*/true);
 }
 
 void registerPipelines() {
   registerCPUSchedulePass();
+  registerFlattenBatchMatmulsPass();
   registerFoldConstantTransposesPass();
   registerReadOnlyArgumentsPass();
   registerLowerRuntimeChecksPass();

@@ -288,3 +288,31 @@ def test_load_errors(tmp_path):
     manifest.write_text(manifest.read_text().replace('"mlir": "', '"mlir": "0.'))
     with pytest.raises(ValueError, match="was saved by lighthouse .* on MLIR 0.*compile it again"):
         load(tmp_path / "exp")
+
+
+SHARED_WEIGHT = """
+func.func @main(%x: tensor<?x4x16xf32>, %w: tensor<16x32xf32>) -> tensor<?x4x32xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %b = tensor.dim %x, %c0 : tensor<?x4x16xf32>
+  %empty = tensor.empty(%b) : tensor<?x16x32xf32>
+  %bw = linalg.broadcast ins(%w : tensor<16x32xf32>) outs(%empty : tensor<?x16x32xf32>)
+      dimensions = [0]
+  %init = tensor.empty(%b) : tensor<?x4x32xf32>
+  %filled = linalg.fill ins(%zero : f32) outs(%init : tensor<?x4x32xf32>) -> tensor<?x4x32xf32>
+  %r = linalg.batch_matmul ins(%x, %bw : tensor<?x4x16xf32>, tensor<?x16x32xf32>)
+      outs(%filled : tensor<?x4x32xf32>) -> tensor<?x4x32xf32>
+  return %r : tensor<?x4x32xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_batch_matmul_with_a_shared_weight(pipeline):
+    # Flattened into one matmul of the stacked rows; batches of 0 to 5.
+    compiled = compile_module(SHARED_WEIGHT, pipeline=pipeline)
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((16, 32), dtype=np.float32)
+    for batch in (0, 1, 2, 5):
+        x = rng.standard_normal((batch, 4, 16), dtype=np.float32)
+        np.testing.assert_allclose(compiled(x, w), x @ w, rtol=1e-4, atol=1e-4)

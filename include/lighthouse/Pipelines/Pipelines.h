@@ -35,6 +35,9 @@ void buildCPUFastPipeline(mlir::OpPassManager &pm);
 /// Registers the `lighthouse-cpu-schedule` pass.
 void registerCPUSchedulePass();
 
+/// Registers the `lighthouse-flatten-batch-matmuls` pass.
+void registerFlattenBatchMatmulsPass();
+
 /// Registers the `lighthouse-fold-constant-transposes` pass.
 void registerFoldConstantTransposesPass();
 
@@ -46,7 +49,7 @@ void registerLowerRuntimeChecksPass();
 
 /// Registers lighthouse's pipelines and passes: `lighthouse-cpu`,
 /// `lighthouse-cpu-fast`, `lighthouse-cpu-schedule`,
-/// `lighthouse-fold-constant-transposes`,
+/// `lighthouse-flatten-batch-matmuls`, `lighthouse-fold-constant-transposes`,
 /// `lighthouse-read-only-arguments`, `lighthouse-lower-runtime-checks`.
 void registerPipelines();
 

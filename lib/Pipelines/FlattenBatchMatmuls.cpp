@@ -1,0 +1,114 @@
+//===- FlattenBatchMatmuls.cpp - Shared weights make one matmul -----------===//
+//
+// `x @ W` with a 3-D x and a 2-D weight W reaches linalg as a batch_matmul
+// whose right operand is W broadcast over the batch: a copy of W per batch
+// element, then as many small matmuls. `lighthouse-flatten-batch-matmuls`
+// rewrites it into one matmul of the batch's rows stacked, (B*M)xK times W,
+// which needs no copy and gives the matmul schedule a taller matmul.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lighthouse/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace lighthouse {
+namespace {
+
+/// The 2-D value that `batched` broadcasts over its leading dimension, if it
+/// is such a broadcast (linalg.broadcast, or the equivalent generic).
+static Value broadcastSource(Value batched) {
+  if (auto broadcast = batched.getDefiningOp<linalg::BroadcastOp>())
+    return broadcast.getDimensions() == ArrayRef<int64_t>{0}
+               ? broadcast.getInput()
+               : Value();
+  auto generic = batched.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getNumLoops() != 3 ||
+      generic.getNumReductionLoops() != 0)
+    return Value();
+  MLIRContext *context = generic.getContext();
+  AffineMap dropBatch = AffineMap::get(
+      3, 0, {getAffineDimExpr(1, context), getAffineDimExpr(2, context)},
+      context);
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (maps[0] != dropBatch || !maps[1].isIdentity())
+    return Value();
+  // The body only forwards the input element.
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  if (yield.getValues().size() != 1 ||
+      yield.getValues()[0] != generic.getBody()->getArgument(0))
+    return Value();
+  return generic.getDpsInputs()[0];
+}
+
+struct FlattenBroadcastBatchMatmul : OpRewritePattern<linalg::BatchMatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::BatchMatmulOp batchMatmul,
+                                PatternRewriter &rewriter) const override {
+    if (!batchMatmul.hasPureTensorSemantics() ||
+        batchMatmul.getIndexingMapsArray() !=
+            batchMatmul.getDefaultIndexingMaps(batchMatmul.getContext()))
+      return failure();
+    Value weight = broadcastSource(batchMatmul.getDpsInputs()[1]);
+    if (!weight)
+      return failure();
+    Location loc = batchMatmul.getLoc();
+    Value lhs = batchMatmul.getDpsInputs()[0];
+    Value init = batchMatmul.getDpsInits()[0];
+    SmallVector<ReassociationIndices> stackRows = {{0, 1}, {2}};
+    Value rows = tensor::CollapseShapeOp::create(rewriter, loc, lhs, stackRows);
+    Value rowsInit =
+        tensor::CollapseShapeOp::create(rewriter, loc, init, stackRows);
+    auto matmul = linalg::MatmulOp::create(
+        rewriter, loc, rowsInit.getType(), ValueRange{rows, weight},
+        ValueRange{rowsInit});
+    SmallVector<OpFoldResult> batchedSizes =
+        tensor::getMixedSizes(rewriter, loc, init);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        batchMatmul, init.getType(), matmul.getResult(0), stackRows,
+        batchedSizes);
+    return success();
+  }
+};
+
+class FlattenBatchMatmulsPass
+    : public PassWrapper<FlattenBatchMatmulsPass, OperationPass<ModuleOp>> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FlattenBatchMatmulsPass)
+
+  StringRef getArgument() const override {
+    return "lighthouse-flatten-batch-matmuls";
+  }
+  StringRef getDescription() const override {
+    return "Rewrite each linalg.batch_matmul whose right operand is a 2-D "
+           "value broadcast over the batch into one linalg.matmul of the "
+           "stacked rows";
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<tensor::TensorDialect>();
+  }
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FlattenBroadcastBatchMatmul>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void registerFlattenBatchMatmulsPass() {
+  PassRegistration<FlattenBatchMatmulsPass>();
+}
+
+} // namespace lighthouse
