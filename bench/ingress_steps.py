@@ -3,7 +3,9 @@ models) into lighthouse, side by side with torch.export itself, in one run.
 
     .venv/bin/python bench/ingress_steps.py [--runs N]
 
-Steps: torch.export + torch-mlir's decompositions; FX import into a lighthouse
+Steps: torch.export; torch-mlir's decompositions as lighthouse applies them,
+and through torch's public ExportedProgram.run_decompositions for comparison;
+FX import into a lighthouse
 context (torch-mlir's importer on lighthouse's bindings); lowering (IR to text,
 torch-mlir's pipelines on its own MLIR, text back into lighthouse); ONNX
 export + import + lowering for comparison.
@@ -21,6 +23,7 @@ import models  # noqa: E402
 import torch  # noqa: E402
 
 from lighthouse import ir  # noqa: E402
+from lighthouse.ingress.torch import fx_decomp_util  # noqa: E402
 from lighthouse.ingress import onnx as onnx_ingress  # noqa: E402
 from lighthouse.ingress import torch as torch_ingress  # noqa: E402
 from lighthouse.ingress._torch_mlir import name_torch_operators  # noqa: E402
@@ -35,8 +38,12 @@ def timed(function):
 def measure(module, inputs, dynamic_shapes):
     """Seconds of each step, once."""
     steps = {}
-    program, steps["torch.export + decompositions"] = timed(
-        lambda: torch_ingress.export(module, inputs, dynamic_shapes=dynamic_shapes))
+    exported, steps["torch.export"] = timed(
+        lambda: torch.export.export(module, inputs, dynamic_shapes=dynamic_shapes))
+    program, steps["decompositions (lighthouse)"] = timed(
+        lambda: torch_ingress.export(exported))
+    _, steps["decompositions (run_decompositions)"] = timed(
+        lambda: exported.run_decompositions(fx_decomp_util.get_decomposition_table()))
     with ir.Context() as context:
         from lighthouse.extras.fx_importer import FxImporter
 
@@ -70,7 +77,7 @@ def main():
     for name, module, inputs, dynamic_shapes in models.torch_models():
         measure(module, inputs, dynamic_shapes)  # warm caches and lazy imports
         runs = [measure(module, inputs, dynamic_shapes) for _ in range(args.runs)]
-        export_time = statistics.median(r["torch.export + decompositions"] for r in runs)
+        export_time = statistics.median(r["torch.export"] for r in runs)
         print(f"\n{name} (median of {args.runs} runs)")
         print(f"  {'step':40} {'ms':>9} {'/ torch.export':>15}")
         for step, first in runs[0].items():

@@ -119,6 +119,33 @@ def test_exported_program_is_accepted():
         assert "tensor<4x16xf32>" in str(lowered.body.operations[0].attributes["function_type"])
 
 
+class InPlace(torch.nn.Module):
+    """In-place ops and CompositeImplicitAutograd ops (linear, layer_norm)."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(8, 8)
+        self.norm = torch.nn.LayerNorm(8)
+
+    def forward(self, x):
+        y = self.linear(x)
+        y.add_(1.0)
+        torch.relu_(y)
+        return self.norm(y) * x
+
+
+def test_decomposed_program_is_functional_aten():
+    module, x = models.seeded(InPlace()), torch.randn(3, 8)
+    program = torch_ingress.export(module, (x,))
+    targets = {str(node.target) for node in program.graph.nodes if node.op == "call_function"}
+    # In-place ops are functionalized, composite ops decomposed.
+    assert not {"aten.add_.Tensor", "aten.relu_.default", "aten.linear.default",
+                "aten.layer_norm.default"} & targets
+    assert "aten.relu.default" in targets
+    with torch.no_grad():
+        torch.testing.assert_close(program.module()(x), module(x))
+
+
 def test_op_that_cannot_be_lowered_is_named_with_its_location():
     class Histogram(torch.nn.Module):
         def forward(self, x):

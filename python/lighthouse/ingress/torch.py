@@ -44,7 +44,9 @@ def export(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = 
       example_args, example_kwargs: inputs to trace with.
       dynamic_shapes: as for `torch.export.export`, e.g.
         `{"x": {0: torch.export.Dim("batch")}}` for a dynamic batch.
-      decompositions: a decomposition table; torch-mlir's by default.
+      decompositions: a decomposition table; torch-mlir's by default. Ops
+        with a CompositeImplicitAutograd kernel are decomposed by it whether
+        the table names them or not; an empty table skips decomposition.
     """
     if isinstance(model, torch.export.ExportedProgram):
         program = model
@@ -62,7 +64,28 @@ def export(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = 
             f"{type(model).__module__}.{type(model).__name__}")
     if decompositions is None:
         decompositions = fx_decomp_util.get_decomposition_table()
-    return program.run_decompositions(decompositions) if decompositions else program
+    return _decompose(program, decompositions) if decompositions else program
+
+
+def _decompose(program, decompositions: Dict[Any, Callable]):
+    """`program` retraced to inference IR (functional ATen) with `decompositions`
+    applied; every CompositeImplicitAutograd op is decomposed by its own
+    decomposition, as torch-mlir's importer expects.
+
+    `ExportedProgram.run_decompositions` does the same retrace, but first
+    re-registers a "preserve" kernel for each of the ~500
+    CompositeImplicitAutograd ops that the table does not name, and restores
+    them after: a fixed ~0.2-0.5 s per compilation, more than the retrace of
+    a small model. Its internal step, given no op to preserve, skips that.
+    """
+    try:
+        from torch.export.exported_program import _decompose_exported_program
+    except ImportError:  # A torch without it: the public path, slower.
+        return program.run_decompositions(decompositions)
+    return _decompose_exported_program(program, cia_to_decomp={},
+                                       python_decomp_table=dict(decompositions),
+                                       joint_loss_index=None,
+                                       decompose_custom_triton_ops=False)
 
 
 def import_model(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = None, *,
