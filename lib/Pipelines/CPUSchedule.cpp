@@ -4,9 +4,11 @@
 // for the cache (a block of C that stays in L2 while K streams) and for the
 // registers (a block of C held in vector registers across the loop over K),
 // and vectorizes the register tile into outer products, i.e. FMAs on vectors
-// of N; large matmuls are split across threads. 2-D NCHW convolutions and
-// poolings are tiled into single output rows, decomposed into 1-D windows and
-// vectorized along the row; elementwise generics are vectorized along their
+// of N; large matmuls are split across threads. A chain of elementwise ops
+// consuming a matmul's result (bias, activation) is computed per block of C,
+// inside the matmul's loops, while the block is in cache. 2-D NCHW
+// convolutions and poolings are tiled into single output rows, decomposed
+// into 1-D windows and vectorized along the row; elementwise generics are vectorized along their
 // innermost dimension. The schedule is a transform-dialect script built per
 // module, so each op gets tile sizes that fit its shape.
 //
@@ -34,6 +36,9 @@ namespace lighthouse {
 namespace {
 
 constexpr llvm::StringLiteral kScheduleAttr = "lighthouse.cpu_schedule";
+/// On the elementwise consumers of a scheduled matmul: their position in the
+/// chain of consumers (1 for the one reading the matmul's result).
+constexpr llvm::StringLiteral kConsumerAttr = "lighthouse.cpu_consumer";
 
 /// Multiply-adds below which a matmul runs on one thread: waking the others
 /// costs tens of microseconds, as much as ~2M multiply-adds on one core.
@@ -103,6 +108,43 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
   return tiles;
 }
 
+/// Whether `generic`, reading `use` (a matmul's result, or the previous
+/// consumer's), can be computed tile by tile inside the matmul's loops: it
+/// is elementwise over the same 2-D iteration space and reads `use` element
+/// for element, and its result does not depend on its init.
+static bool isTileableConsumer(linalg::GenericOp generic, OpOperand &use) {
+  auto linalgOp = cast<linalg::LinalgOp>(generic.getOperation());
+  if (!generic.hasPureTensorSemantics() || generic.getNumResults() != 1 ||
+      generic.getNumLoops() != 2 || !linalg::isElementwise(linalgOp) ||
+      !linalgOp.hasOnlyProjectedPermutations() || !generic.isDpsInput(&use) ||
+      !generic.getMatchingIndexingMap(&use).isIdentity() ||
+      generic.getResult(0).getType() != use.get().getType() ||
+      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+    return false;
+  return llvm::none_of(generic->getOperandTypes(), [](Type type) {
+    return getElementTypeOrSelf(type).isInteger(1);
+  });
+}
+
+/// The elementwise generics that consume `matmul`'s result one after the
+/// other (bias, activation, residual), each the only user of the previous
+/// result: the schedule computes them per block of C, while it is in cache,
+/// instead of in passes of their own over all of C.
+static SmallVector<linalg::GenericOp>
+elementwiseConsumers(linalg::MatmulOp matmul) {
+  SmallVector<linalg::GenericOp> consumers;
+  Value current = matmul.getResult(0);
+  while (current.hasOneUse()) {
+    OpOperand &use = *current.use_begin();
+    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!generic || !isTileableConsumer(generic, use))
+      break;
+    consumers.push_back(generic);
+    current = generic.getResult(0);
+  }
+  return consumers;
+}
+
 static std::string sizes(ArrayRef<int64_t> values) {
   return llvm::join(llvm::map_range(values, [](int64_t v) {
                       return std::to_string(v);
@@ -110,9 +152,23 @@ static std::string sizes(ArrayRef<int64_t> values) {
                     ", ");
 }
 
+/// The largest power of two from 8 to 64 that divides `size`, or 0.
+static int64_t rowVectorSize(int64_t size) {
+  for (int64_t width = 64; width >= 8; width /= 2)
+    if (size % width == 0)
+      return width;
+  return 0;
+}
+
 /// The transform ops that tile and vectorize the matmul marked with
-/// kScheduleAttr = `index`.
-static std::string matmulSchedule(size_t index, const MatmulTiles &tile) {
+/// kScheduleAttr = `index`, and its `consumers` elementwise generics, marked
+/// with the same index and kConsumerAttr = their position (1, 2, ...). The
+/// root, the last consumer or else the matmul, is tiled (for threads, then
+/// for the cache); the ops it depends on are fused into its loops, producer
+/// after producer. With consumers, the matmul in a block of C then loops
+/// over K.
+static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
+                                  size_t consumers) {
   // Each op's handles are suffixed with `index`, formatted in as {0}.
   auto format = [&](const char *text, auto &&...values) {
     return llvm::formatv(text, index, values...).str();
@@ -120,53 +176,129 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile) {
   std::string block = format(R"mlir(
     %matched{0} = transform.structured.match ops{{["linalg.matmul"]}
         attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
+    %func{0} = transform.get_parent_op %matched{0} {{op_name = "func.func"}
+        : (!transform.any_op) -> !transform.any_op
 )mlir",
                              kScheduleAttr);
-  std::string matmul = format("%matched{0}");
-  if (tile.threadRows) {
-    if (tile.fillsC)
-      block += format(R"mlir(
+  for (size_t i = 1; i <= consumers; ++i)
+    block += format(R"mlir(
+    %consumer{0}_{1} = transform.structured.match ops{{["linalg.generic"]}
+        attributes{{{2} = {0} : i64, {3} = {1} : i64} in %root : (!transform.any_op) -> !transform.any_op
+)mlir",
+                    i, kScheduleAttr, kConsumerAttr);
+  if (tile.fillsC)
+    block += format(R"mlir(
     %fill{0} = transform.get_producer_of_operand %matched{0}[2]
         : (!transform.any_op) -> !transform.any_op
 )mlir");
-    // An scf.forall over blocks of rows, one per thread.
-    block += format(R"mlir(
-    %mm{0}, %forall{0} = transform.structured.tile_using_forall %matched{0}
-        tile_sizes [{1}, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-)mlir",
-                    tile.threadRows);
-    if (tile.fillsC)
-      block += format(R"mlir(
-    %fused_fill{0}, %forall_fused{0} = transform.structured.fuse_into_containing_op %fill{0} into %forall{0}
+  std::string root = consumers ? format("%consumer{0}_{1}", consumers)
+                               : format("%matched{0}");
+  // What the root depends on, each op the producer of the one before: the
+  // other consumers, last first, the matmul (unless it is the root), and
+  // the fill of C.
+  SmallVector<std::string> producers;
+  for (size_t i = consumers; i > 1; --i)
+    producers.push_back(format("%consumer{0}_{1}", i - 1));
+  if (consumers)
+    producers.push_back(format("%matched{0}"));
+  if (tile.fillsC)
+    producers.push_back(format("%fill{0}"));
+  // Fuses `producers` into `loop`, one after the other; they then name the
+  // fused ops.
+  auto fuseProducersInto = [&](std::string loop, llvm::StringRef stage) {
+    std::string script;
+    for (auto [i, producer] : llvm::enumerate(producers)) {
+      std::string fused = format("%{1}{0}_{2}", stage, i);
+      std::string fusedLoop = format("%{1}_loop{0}_{2}", stage, i);
+      // Dynamic sizes in the loop are read off the producers' results
+      // (tensor.dim): they must read the operands' instead, or the producer
+      // is cloned whole into the loop.
+      script += format(R"mlir(
+    transform.apply_patterns to %func{0} {{
+      transform.apply_patterns.memref.resolve_ranked_shaped_type_result_dims
+    } : !transform.any_op
+    {1}, {2} = transform.structured.fuse_into_containing_op {3} into {4}
         : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-)mlir");
-    matmul = format("%mm{0}");
+)mlir",
+                       fused, fusedLoop, producer, loop);
+      producer = fused;
+      loop = fusedLoop;
+    }
+    return script;
+  };
+  if (tile.threadRows) {
+    // An scf.forall over blocks of rows, one per thread; each thread
+    // computes its rows of everything fused, the fill of C included.
+    block += format(R"mlir(
+    %threads{0}, %forall{0} = transform.structured.tile_using_forall {1}
+        tile_sizes [{2}, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+)mlir",
+                    root, tile.threadRows);
+    block += fuseProducersInto(format("%forall{0}"), "thread");
+    root = format("%threads{0}");
   }
+  std::string consumerTiling;
+  std::string matmul = root;
+  // The tiles of the matmul for the cache, [M, N, K] or, for a dynamic M,
+  // [0, N, K]; with consumers, the block of C (M and N) is tiled for all of
+  // them, then K for the matmul alone.
+  SmallVector<int64_t> cacheTiles(tile.cache.begin(), tile.cache.end());
+  if (tile.dynamicRows)
+    cacheTiles[0] = 0;
+  if (consumers) {
+    SmallVector<int64_t> blockTiles(ArrayRef(cacheTiles).take_front(2));
+    size_t loops = llvm::count_if(blockTiles, [](int64_t t) { return t; });
+    block += format(R"mlir(
+    %block{0}, %bl{0}:{2} = transform.structured.tile_using_for {1} tile_sizes [{3}]
+        : (!transform.any_op) -> (!transform.any_op{4})
+)mlir",
+                    root, loops, sizes(blockTiles),
+                    llvm::join(SmallVector<std::string>(loops,
+                                                        ", !transform.any_op"),
+                               ""));
+    block += fuseProducersInto(format("%bl{0}#{1}", loops - 1), "cache");
+    matmul = producers[consumers - 1];
+    cacheTiles = {0, 0, tile.cache[2]};
+    // The consumers in a block: rows of vectors.
+    SmallVector<std::string> inBlock = {format("%block{0}")};
+    inBlock.append(producers.begin(), producers.begin() + consumers - 1);
+    if (int64_t width = rowVectorSize(tile.cache[1]))
+      for (auto [i, consumer] : llvm::enumerate(inBlock))
+        consumerTiling += format(R"mlir(
+    %rows{0}_{1}, %rowl{0}_{1}:2 = transform.structured.tile_using_for {2} tile_sizes [1, {3}]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.structured.vectorize %rows{0}_{1} : !transform.any_op
+)mlir",
+                                  i, consumer, width);
+  }
+  size_t cacheLoops = llvm::count_if(cacheTiles, [](int64_t t) { return t; });
+  block += format(R"mlir(
+    %cache{0}, %cl{0}:{2} = transform.structured.tile_using_for {1} tile_sizes [{3}]
+        : (!transform.any_op) -> (!transform.any_op{4})
+    %regs{0}, %rl{0}:3 = transform.structured.tile_using_for %cache{0} tile_sizes [{5}]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+)mlir",
+                  matmul, cacheLoops, sizes(cacheTiles),
+                  llvm::join(SmallVector<std::string>(cacheLoops,
+                                                      ", !transform.any_op"),
+                             ""),
+                  sizes(tile.registers));
   if (!tile.dynamicRows)
     return block + format(R"mlir(
-    %cache{0}, %cl{0}:3 = transform.structured.tile_using_for {1} tile_sizes [{2}]
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-    %regs{0}, %rl{0}:3 = transform.structured.tile_using_for %cache{0} tile_sizes [{3}]
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.structured.vectorize %regs{0} : !transform.any_op
-)mlir",
-                          matmul, sizes(tile.cache), sizes(tile.registers));
+)mlir") + consumerTiling;
   // Rows of a dynamic count: the loop over register tiles of rows is peeled
   // into whole tiles, vectorized, and a last partial one, left to loops.
   return block + format(R"mlir(
-    %cache{0}, %cl{0}:2 = transform.structured.tile_using_for {1} tile_sizes [0, {2}]
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
-    %regs{0}, %rl{0}:3 = transform.structured.tile_using_for %cache{0} tile_sizes [{3}]
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     %rows{0} = transform.cast %rl{0}#0 : !transform.any_op to !transform.op<"scf.for">
     %whole{0}, %partial{0} = transform.loop.peel %rows{0}
         : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
     %full{0} = transform.structured.match ops{{["linalg.matmul"]} in %whole{0}
         : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %full{0} vector_sizes [{3}] : !transform.any_op
+    transform.structured.vectorize %full{0} vector_sizes [{1}] : !transform.any_op
 )mlir",
-                        matmul, sizes(ArrayRef(tile.cache).drop_front()),
-                        sizes(tile.registers));
+                        sizes(tile.registers)) +
+         consumerTiling;
 }
 
 /// For the 2-D convolution or pooling in NCHW layout marked with
@@ -343,10 +475,22 @@ public:
             return getElementTypeOrSelf(type).isInteger(1);
           }))
         return;
+      if (op->hasAttr(kScheduleAttr))
+        return; // A consumer fused into its matmul's schedule.
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
         if (auto tiles =
-                tilesFor(matmul, cacheTiles, registerTiles, threadCount))
-          mark(op, matmulSchedule(blocks.size(), *tiles));
+                tilesFor(matmul, cacheTiles, registerTiles, threadCount)) {
+          SmallVector<linalg::GenericOp> consumers =
+              elementwiseConsumers(matmul);
+          if (!fuseConsumers)
+            consumers.clear();
+          for (auto [i, consumer] : llvm::enumerate(consumers)) {
+            consumer->setAttr(kScheduleAttr,
+                              builder.getI64IntegerAttr(blocks.size()));
+            consumer->setAttr(kConsumerAttr, builder.getI64IntegerAttr(i + 1));
+          }
+          mark(op, matmulSchedule(blocks.size(), *tiles, consumers.size()));
+        }
       } else if (isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
                      linalg::PoolingNchwSumOp>(op.getOperation())) {
         if (auto block = windowSchedule(blocks.size(), op))
@@ -370,7 +514,10 @@ public:
     LogicalResult applied = transform::applyTransforms(
         module, entry, /*extraMapping=*/{}, transform::TransformOptions(),
         /*enforceToplevelTransformOp=*/false);
-    module.walk([](Operation *op) { op->removeAttr(kScheduleAttr); });
+    module.walk([](Operation *op) {
+      op->removeAttr(kScheduleAttr);
+      op->removeAttr(kConsumerAttr);
+    });
     if (failed(applied))
       signalPassFailure();
   }
@@ -390,6 +537,12 @@ private:
       llvm::cl::desc("Threads that split each matmul's rows (0: one per "
                      "hardware thread; 1: no scf.forall)"),
       llvm::cl::init(0)};
+  Option<bool> fuseConsumers{
+      *this, "fuse-consumers",
+      llvm::cl::desc("Compute the elementwise consumers of each matmul "
+                     "(bias, activation, residual) block by block of C, "
+                     "inside the matmul's loops"),
+      llvm::cl::init(true)};
 };
 
 } // namespace

@@ -3,6 +3,7 @@
 // RUN: not lh-opt %s --lighthouse-cpu-schedule="register-tiles=4,16" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not lh-opt %s --lighthouse-cpu-schedule="register-tiles=8,0,8" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu-fast)" | FileCheck %s --check-prefix=FAST
+// RUN: lh-opt %s --lighthouse-cpu-schedule="threads=2 fuse-consumers=0" | FileCheck %s --check-prefix=UNFUSED
 
 // CHECK-LABEL: func.func @square
 // Two threads take 128 rows each; the cache tile is 128x256x64.
@@ -167,4 +168,69 @@ func.func @compare(%x: tensor<4x16xf32>) -> tensor<4x16xi1> {
     linalg.yield %p : i1
   } -> tensor<4x16xi1>
   return %r : tensor<4x16xi1>
+}
+
+#identity = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// A matmul's elementwise consumers (bias, ReLU) run on the thread that
+// computed the block of C, vectorized, after its loop over K; with
+// fuse-consumers=0, after all of the matmul.
+// CHECK-LABEL: func.func @bias_relu
+// CHECK:         scf.forall (%{{.*}}) in (2) shared_outs
+// CHECK:           linalg.fill {{.*}} -> tensor<128x256xf32>
+// CHECK:           vector.fma {{.*}} : vector<32xf32>
+// CHECK:           arith.addf {{.*}} : vector<1x64xf32>
+// CHECK:           arith.maximumf {{.*}} : vector<1x64xf32>
+// CHECK:           scf.forall.in_parallel
+// CHECK-NOT:     linalg.generic
+// UNFUSED-LABEL: func.func @bias_relu
+// UNFUSED:         scf.forall.in_parallel
+// UNFUSED:       arith.addf {{.*}} : vector<1x64xf32>
+// UNFUSED:       arith.maximumf {{.*}} : vector<1x64xf32>
+func.func @bias_relu(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %bias: tensor<256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<256x256xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %biased = linalg.generic {indexing_maps = [#identity, #row, #identity], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<256x256xf32>, tensor<256xf32>) outs(%empty : tensor<256x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  %relu = linalg.generic {indexing_maps = [#identity, #identity], iterator_types = ["parallel", "parallel"]}
+      ins(%biased : tensor<256x256xf32>) outs(%empty : tensor<256x256xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<256x256xf32>
+  return %relu : tensor<256x256xf32>
+}
+
+// With rows of a dynamic count, the consumer runs after the whole and the
+// partial register tiles of the block of C.
+// CHECK-LABEL: func.func @dynamic_rows_bias
+// CHECK:         %[[WHOLE:.*]] = affine.apply {{.*}}()[%[[ROWS:.*]]]
+// CHECK:         scf.for {{.*}} = %c0 to %[[WHOLE]] step %c8
+// CHECK:           vector.fma {{.*}} : vector<32xf32>
+// CHECK:         scf.for {{.*}} = %[[WHOLE]] to %[[ROWS]] step %c8
+// CHECK:           linalg.matmul {{.*}} -> tensor<?x32xf32>
+// CHECK:         scf.for {{.*}} = %c0 to %[[ROWS]] step %c1
+// CHECK:           arith.addf {{.*}} : vector<1x32xf32>
+// CHECK-NOT:     linalg.generic
+func.func @dynamic_rows_bias(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %bias: tensor<96xf32>) -> tensor<?x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %a, %c0 : tensor<?x64xf32>
+  %empty = tensor.empty(%rows) : tensor<?x96xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x96xf32>) -> tensor<?x96xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x96xf32>) outs(%c : tensor<?x96xf32>) -> tensor<?x96xf32>
+  %biased = linalg.generic {indexing_maps = [#identity, #row, #identity], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<?x96xf32>, tensor<96xf32>) outs(%empty : tensor<?x96xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<?x96xf32>
+  return %biased : tensor<?x96xf32>
 }
