@@ -10,6 +10,7 @@
 #include "lighthouse-c/ExecutionEngine.h"
 #include "lighthouse-c/Plugins.h"
 #include "lighthouse-c/Registration.h"
+#include "lighthouse-c/Runtime.h"
 #include "mlir/Bindings/Python/Nanobind.h"
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
 
@@ -100,6 +101,11 @@ NB_MODULE(_lighthouse, m) {
       "unrolls loops only with `llvm_loop_unrolling`; `shared_libs` resolve "
       "the symbols the code does not define. Raises RuntimeError with "
       "LLVM's reason on failure.");
+
+  m.def(
+      "release_buffers", [] { lighthouseRuntimeReleaseBuffers(); },
+      "Gives the buffers that lighthouse's runtime keeps for reuse by "
+      "compiled code back to the system.");
 
   lighthouse::python::bindNativeFunction(m);
 }

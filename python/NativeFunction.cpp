@@ -187,7 +187,7 @@ private:
       nb::object owner;
       if (owned)
         owner = nb::capsule(reinterpret_cast<void *>(allocated),
-                            [](void *buffer) noexcept { std::free(buffer); });
+                            [](void *buffer) noexcept { lighthouseRuntimeFree(buffer); });
       // numpy wants a non-null pointer even for no elements.
       static char empty;
       void *data = elements ? aligned + offset * spec.itemSize() : &empty;

@@ -11,6 +11,8 @@
 #ifndef LIGHTHOUSE_C_RUNTIME_H
 #define LIGHTHOUSE_C_RUNTIME_H
 
+#include <stddef.h>
+
 #define LIGHTHOUSE_RUNTIME_EXPORTED __attribute__((visibility("default")))
 
 #ifdef __cplusplus
@@ -31,6 +33,25 @@ lighthouseRuntimeCall(void (*entry)(void **), void **arguments,
 /// another thread), prints `message` to stderr and aborts as cf.assert does.
 LIGHTHOUSE_RUNTIME_EXPORTED void
 lighthouseRuntimeCheckFailed(const char *message);
+
+/// Allocates `size` bytes (aligned as malloc aligns) for a buffer of compiled
+/// code, or returns NULL. Large buffers come from those freed earlier when
+/// one of the same size is kept: the system would otherwise map new pages
+/// for them and fault each in on first touch, on every call.
+LIGHTHOUSE_RUNTIME_EXPORTED void *lighthouseRuntimeAlloc(size_t size);
+
+/// Frees a buffer of lighthouseRuntimeAlloc (NULL is ignored). Large ones
+/// are kept for reuse, up to a bound on the bytes kept.
+LIGHTHOUSE_RUNTIME_EXPORTED void lighthouseRuntimeFree(void *buffer);
+
+/// Gives the buffers kept for reuse back to the system.
+LIGHTHOUSE_RUNTIME_EXPORTED void lighthouseRuntimeReleaseBuffers(void);
+
+/// The names under which finalize-memref-to-llvm{use-generic-functions}
+/// makes compiled code allocate and free: lighthouseRuntimeAlloc and
+/// lighthouseRuntimeFree.
+LIGHTHOUSE_RUNTIME_EXPORTED void *_mlir_memref_to_llvm_alloc(size_t size);
+LIGHTHOUSE_RUNTIME_EXPORTED void _mlir_memref_to_llvm_free(void *buffer);
 
 #ifdef __cplusplus
 }

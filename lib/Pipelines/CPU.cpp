@@ -53,7 +53,9 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       "lower-vector-multi-reduction),"
       "expand-strided-metadata,"
       "lower-affine,"
-      "finalize-memref-to-llvm,"
+      // Buffers come from lighthouse's runtime, which keeps large ones for
+      // the next call (lighthouse-c/Runtime.h).
+      "finalize-memref-to-llvm{use-generic-functions=true},"
       "convert-scf-to-cf,"
       // Math ops with an LLVM intrinsic use it; the others call libm.
       "func.func(convert-math-to-llvm),"

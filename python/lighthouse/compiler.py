@@ -28,12 +28,12 @@ from typing import Any, Dict, Sequence
 import numpy as np
 
 from . import ir
-from ._mlir_libs._lighthouse import NativeFunction, create_execution_engine
+from ._mlir_libs._lighthouse import NativeFunction, create_execution_engine, release_buffers
 from ._version import LIGHTHOUSE_VERSION, MLIR_VERSION
 from .passmanager import PassManager
 
 __all__ = ["PIPELINES", "CompileError", "CompiledModule", "compile", "compile_module",
-           "compile_onnx", "load"]
+           "compile_onnx", "load", "release_buffers"]
 
 # A saved CompiledModule: a folder with the code and a manifest.
 _FORMAT = 1

@@ -36,7 +36,9 @@ func.func @dense(%x: tensor<?x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) ->
 // CHECK-LABEL: llvm.func @dense(
 // CHECK-SAME:    -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 // CHECK-SAME:    attributes {llvm.emit_c_interface}
-// CHECK:         llvm.call @malloc
+// Buffers come from lighthouse's runtime allocator.
+// CHECK:         llvm.call @_mlir_memref_to_llvm_alloc
+// CHECK-NOT:     llvm.call @malloc
 // CHECK:         llvm.fmul
 // CHECK:         llvm.intr.exp
 // CHECK:         llvm.intr.maximum

@@ -224,3 +224,29 @@ def test_failed_check_in_a_parallel_loop_aborts_with_its_message():
     assert "good: [1. 2.]" in result.stdout
     assert result.returncode != 0
     assert "negative input" in result.stdout + result.stderr
+
+
+def test_large_buffers_are_reused_across_calls():
+    # The runtime keeps a large buffer freed by one call for the next call
+    # of the same size, instead of giving it back to the system.
+    from lighthouse.compiler import release_buffers
+
+    compiled = compile_module("""
+        func.func @main(%a: tensor<512x512xf32>) -> tensor<512x512xf32> {
+          %r = math.exp %a : tensor<512x512xf32>
+          return %r : tensor<512x512xf32>
+        }""")
+    x = np.zeros((512, 512), np.float32)
+    release_buffers()
+    first = compiled(x)
+    address = first.ctypes.data
+    del first
+    second = compiled(x)
+    assert second.ctypes.data == address
+    # While `second` lives, its buffer is not handed out again.
+    third = compiled(x)
+    assert third.ctypes.data != address
+    np.testing.assert_array_equal(second, 1.0)
+    np.testing.assert_array_equal(third, 1.0)
+    release_buffers()
+    del second, third
