@@ -42,6 +42,8 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       // Frees what is not returned; returned buffers belong to the caller.
       "buffer-deallocation-pipeline,"
       "convert-bufferization-to-memref,"
+      // Strided copies (into padded images, ...) as loops LLVM vectorizes.
+      "lighthouse-strided-copies-to-loops,"
       "scf-forall-to-parallel");
   if (openmp)
     appendPipeline(pm, "convert-scf-to-openmp");
@@ -88,6 +90,7 @@ void registerPipelines() {
   registerFlattenBatchMatmulsPass();
   registerFoldConstantTransposesPass();
   registerReadOnlyArgumentsPass();
+  registerStridedCopiesToLoopsPass();
   registerLowerRuntimeChecksPass();
   PassPipelineRegistration<>(
       "lighthouse-cpu",

@@ -41,6 +41,9 @@ void registerFlattenBatchMatmulsPass();
 /// Registers the `lighthouse-fold-constant-transposes` pass.
 void registerFoldConstantTransposesPass();
 
+/// Registers the `lighthouse-strided-copies-to-loops` pass.
+void registerStridedCopiesToLoopsPass();
+
 /// Registers the `lighthouse-read-only-arguments` pass.
 void registerReadOnlyArgumentsPass();
 
@@ -50,7 +53,8 @@ void registerLowerRuntimeChecksPass();
 /// Registers lighthouse's pipelines and passes: `lighthouse-cpu`,
 /// `lighthouse-cpu-fast`, `lighthouse-cpu-schedule`,
 /// `lighthouse-flatten-batch-matmuls`, `lighthouse-fold-constant-transposes`,
-/// `lighthouse-read-only-arguments`, `lighthouse-lower-runtime-checks`.
+/// `lighthouse-read-only-arguments`, `lighthouse-lower-runtime-checks`,
+/// `lighthouse-strided-copies-to-loops`.
 void registerPipelines();
 
 } // namespace lighthouse
