@@ -16,9 +16,11 @@
 
 #include "lighthouse/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
@@ -36,6 +38,9 @@ namespace lighthouse {
 namespace {
 
 constexpr llvm::StringLiteral kScheduleAttr = "lighthouse.cpu_schedule";
+/// On a convolution or pooling copy that runs when the batch is large enough
+/// to split across threads (see versionOnBatchSize).
+constexpr llvm::StringLiteral kThreadedAttr = "lighthouse.cpu_threaded";
 /// On the elementwise consumers of a scheduled matmul: their position in the
 /// chain of consumers (1 for the one reading the matmul's result).
 constexpr llvm::StringLiteral kConsumerAttr = "lighthouse.cpu_consumer";
@@ -305,8 +310,8 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
 /// kScheduleAttr = `index`: tiles of one output row of a block of channels,
 /// decomposed into 1-D windows and vectorized along the row. Returns none for
 /// shapes it does not handle.
-static std::optional<std::string> windowSchedule(size_t index,
-                                                 linalg::LinalgOp op) {
+static std::optional<std::string>
+windowSchedule(size_t index, linalg::LinalgOp op, int64_t threads) {
   if (!op.hasPureTensorSemantics())
     return std::nullopt;
   // Static but for the batch, which is tiled by 1.
@@ -335,18 +340,84 @@ static std::optional<std::string> windowSchedule(size_t index,
                    .str()
              : llvm::formatv("1, {0}, 1, {1}, 1, 0", channelTile, widthTile)
                    .str();
+  // With threads, the batch is split into one block of images per thread
+  // first.
+  std::string split, images = "%window";
+  if (threads > 1) {
+    split = llvm::formatv(R"mlir(
+    %images{0}, %wforall{0} = transform.structured.tile_using_forall %window{0}
+        num_threads [{1}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+)mlir",
+                          index, threads)
+                .str();
+    images = "%images";
+  }
   return llvm::formatv(
              R"mlir(
     %window{0} = transform.structured.match ops{{["{1}"]}
         attributes{{{2} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
-    %rows{0}, %wl{0}:5 = transform.structured.tile_using_for %window{0} tile_sizes [{3}]
+{4}
+    %rows{0}, %wl{0}:5 = transform.structured.tile_using_for {5}{0} tile_sizes [{3}]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     %windows1d{0} = transform.structured.decompose %rows{0}
         : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %windows1d{0} : !transform.any_op
 )mlir",
-             index, op->getName().getStringRef(), kScheduleAttr, tiles)
+             index, op->getName().getStringRef(), kScheduleAttr, tiles, split,
+             images)
       .str();
+}
+
+/// Multiply-adds (or comparisons) per image of a convolution or pooling:
+/// its static iteration space but the batch.
+static int64_t workPerImage(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t work = 1;
+  for (int64_t range : ArrayRef(ranges).drop_front())
+    work *= ShapedType::isDynamic(range) ? 1 : range;
+  return work;
+}
+
+/// The images from which a convolution or pooling is split across
+/// `threads` threads: enough work for each, and an image for each.
+static int64_t minThreadedBatch(linalg::LinalgOp op, int64_t threads) {
+  int64_t perImage = std::max<int64_t>(workPerImage(op), 1);
+  return std::max(threads, (kMinThreadedWork + perImage - 1) / perImage);
+}
+
+/// Replaces each convolution and pooling with a dynamic batch by two copies
+/// in an scf.if on the batch size: the one taken from minThreadedBatch
+/// images on is marked with kThreadedAttr, to be split across threads; the
+/// other runs on one thread, as small batches wake no thread.
+static void versionOnBatchSize(ModuleOp module, int64_t threads) {
+  SmallVector<linalg::LinalgOp> windows;
+  module.walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
+            linalg::PoolingNchwSumOp>(op.getOperation()) &&
+        cast<ShapedType>(op.getDpsInits()[0].getType()).isDynamicDim(0) &&
+        windowSchedule(0, op, 1))
+      windows.push_back(op);
+  });
+  for (linalg::LinalgOp op : windows) {
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    Value batch = tensor::DimOp::create(builder, loc, op.getDpsInits()[0], 0);
+    Value large = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::sge, batch,
+        arith::ConstantIndexOp::create(builder, loc,
+                                       minThreadedBatch(op, threads)));
+    auto branch = scf::IfOp::create(builder, loc, op->getResultTypes(), large,
+                                    /*withElseRegion=*/true);
+    for (Block *block : {branch.thenBlock(), branch.elseBlock()}) {
+      builder.setInsertionPointToStart(block);
+      Operation *copy = builder.clone(*op);
+      if (block == branch.thenBlock())
+        copy->setAttr(kThreadedAttr, builder.getUnitAttr());
+      scf::YieldOp::create(builder, loc, copy->getResults());
+    }
+    op->replaceAllUsesWith(branch.getResults());
+    op->erase();
+  }
 }
 
 /// For the elementwise linalg.generic marked with kScheduleAttr = `index`
@@ -444,7 +515,8 @@ public:
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<transform::TransformDialect, scf::SCFDialect,
+    registry.insert<arith::ArithDialect, tensor::TensorDialect,
+                    transform::TransformDialect, scf::SCFDialect,
                     vector::VectorDialect>();
   }
 
@@ -464,6 +536,8 @@ public:
     int64_t threadCount =
         threads > 0 ? threads
                     : static_cast<int64_t>(std::thread::hardware_concurrency());
+    if (threadCount > 1)
+      versionOnBatchSize(module, threadCount);
     auto mark = [&](Operation *op, std::string block) {
       op->setAttr(kScheduleAttr, builder.getI64IntegerAttr(blocks.size()));
       blocks.push_back(std::move(block));
@@ -493,7 +567,14 @@ public:
         }
       } else if (isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
                      linalg::PoolingNchwSumOp>(op.getOperation())) {
-        if (auto block = windowSchedule(blocks.size(), op))
+        auto output = cast<ShapedType>(op.getDpsInits()[0].getType());
+        bool threaded =
+            threadCount > 1 &&
+            (op->hasAttr(kThreadedAttr) ||
+             (!output.isDynamicDim(0) &&
+              output.getDimSize(0) >= minThreadedBatch(op, threadCount)));
+        if (auto block = windowSchedule(blocks.size(), op,
+                                        threaded ? threadCount : 1))
           mark(op, *block);
       } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
         if (auto block = elementwiseSchedule(blocks.size(), generic))
@@ -517,6 +598,7 @@ public:
     module.walk([](Operation *op) {
       op->removeAttr(kScheduleAttr);
       op->removeAttr(kConsumerAttr);
+      op->removeAttr(kThreadedAttr);
     });
     if (failed(applied))
       signalPassFailure();

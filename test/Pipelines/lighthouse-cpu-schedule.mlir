@@ -44,17 +44,42 @@ func.func @ragged(%a: tensor<10x7xf32>, %b: tensor<7x5xf32>, %c: tensor<10x5xf32
 // FAST-LABEL: llvm.func @ragged
 
 // A convolution with a dynamic batch: one output row of 8 channels at a time,
-// as 1-D windows vectorized along the row.
+// as 1-D windows vectorized along the row. From 152 images on (2M
+// multiply-adds: 13824 an image), the images are split across the threads;
+// fewer run on one thread. With one thread, there is no choice to make.
 // CHECK-LABEL: func.func @conv
-// CHECK:         scf.for {{.*}} to %{{.*}} step %c1
-// CHECK:           scf.for {{.*}} to %c8 step %c1
-// CHECK:             scf.for {{.*}} to %c3 step %c1
-// CHECK:               vector.fma {{.*}} : vector<8xf32>
+// CHECK:         %[[LARGE:.*]] = arith.cmpi sge, %{{.*}}, %c152
+// CHECK:         scf.if %[[LARGE]]
+// CHECK:           scf.forall (%{{.*}}) in (2)
+// CHECK:             scf.for {{.*}} step %c1
+// CHECK:               scf.for {{.*}} to %c8 step %c1
+// CHECK:                 scf.for {{.*}} to %c3 step %c1
+// CHECK:                   vector.fma {{.*}} : vector<8xf32>
+// CHECK:         } else {
+// CHECK-NOT:       scf.forall
+// CHECK:           scf.for {{.*}} to %{{.*}} step %c1
+// CHECK:             scf.for {{.*}} to %c8 step %c1
+// CHECK:               scf.for {{.*}} to %c3 step %c1
+// CHECK:                 vector.fma {{.*}} : vector<8xf32>
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw
+// SMALL-LABEL: func.func @conv
+// SMALL-NOT:     scf.if
+// SMALL:         vector.fma {{.*}} : vector<8xf32>
 func.func @conv(%x: tensor<?x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %init: tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32> {
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
        ins(%x, %w : tensor<?x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%init : tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32>
   return %c : tensor<?x8x8x8xf32>
+}
+
+// A static batch of 256 images is enough work for the threads.
+// CHECK-LABEL: func.func @conv_static_batch
+// CHECK-NOT:     scf.if
+// CHECK:         scf.forall (%{{.*}}) in (2)
+// CHECK:           vector.fma {{.*}} : vector<8xf32>
+func.func @conv_static_batch(%x: tensor<256x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %init: tensor<256x8x8x8xf32>) -> tensor<256x8x8x8xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %w : tensor<256x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%init : tensor<256x8x8x8xf32>) -> tensor<256x8x8x8xf32>
+  return %c : tensor<256x8x8x8xf32>
 }
 
 // Elementwise: one row of 8 at a time.

@@ -362,3 +362,16 @@ def test_fast_pipeline_fuses_bias_and_relu(m, n, k):
         a = rng.standard_normal((rows, k), dtype=np.float32)
         np.testing.assert_allclose(compiled(a, b, bias), np.maximum(a @ b + bias, 0),
                                    rtol=1e-4, atol=1e-3)
+
+
+def test_fast_pipeline_cnn_batches_split_across_threads():
+    # The convolutions run on one thread for small batches and split their
+    # images across threads from 15 (the second) and 38 (the first) on.
+    module = models.seeded(models.SmallCNN())
+    batch = torch.export.Dim("batch", min=1, max=1024)
+    compiled = lighthouse.compile(module, (torch.randn(2, 3, 16, 16),),
+                                  dynamic_shapes={"x": {0: batch}}, pipeline="fast")
+    for size in (1, 20, 64, 65):
+        x = torch.randn(size, 3, 16, 16, generator=torch.Generator().manual_seed(size))
+        with torch.no_grad():
+            torch.testing.assert_close(compiled(x), module(x), **TOLERANCE)
