@@ -157,3 +157,36 @@ func.func @main(%a: tensor<{rows}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{
   return %c : tensor<{rows}x{n}xf32>
 }}
 """
+
+
+def matmul_bias_relu_mlir(m, n, k):
+    """@main(A: MxK, B: KxN, bias: N) -> relu(A @ B + bias); M dynamic when None."""
+    rows = "?" if m is None else m
+    empty = ("%rows = tensor.dim %a, %c0 : tensor<?x{k}xf32>\n  "
+             "%e = tensor.empty(%rows)" if m is None else "%e = tensor.empty()").format(k=k)
+    return f"""
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @main(%a: tensor<{rows}x{k}xf32>, %b: tensor<{k}x{n}xf32>, %bias: tensor<{n}xf32>)
+    -> tensor<{rows}x{n}xf32> {{
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  {empty} : tensor<{rows}x{n}xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<{rows}x{n}xf32>) -> tensor<{rows}x{n}xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<{rows}x{k}xf32>, tensor<{k}x{n}xf32>)
+      outs(%c : tensor<{rows}x{n}xf32>) -> tensor<{rows}x{n}xf32>
+  %biased = linalg.generic {{indexing_maps = [#map, #row, #map], iterator_types = ["parallel", "parallel"]}}
+      ins(%mm, %bias : tensor<{rows}x{n}xf32>, tensor<{n}xf32>) outs(%e : tensor<{rows}x{n}xf32>) {{
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }} -> tensor<{rows}x{n}xf32>
+  %relu = linalg.generic {{indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}}
+      ins(%biased : tensor<{rows}x{n}xf32>) outs(%e : tensor<{rows}x{n}xf32>) {{
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }} -> tensor<{rows}x{n}xf32>
+  return %relu : tensor<{rows}x{n}xf32>
+}}
+"""

@@ -34,14 +34,16 @@ lighthouseRuntimeCall(void (*entry)(void **), void **arguments,
 LIGHTHOUSE_RUNTIME_EXPORTED void
 lighthouseRuntimeCheckFailed(const char *message);
 
-/// Allocates `size` bytes (aligned as malloc aligns) for a buffer of compiled
-/// code, or returns NULL. Large buffers come from those freed earlier when
-/// one of the same size is kept: the system would otherwise map new pages
-/// for them and fault each in on first touch, on every call.
+/// Allocates `size` bytes with malloc's alignment for a buffer of compiled
+/// code, or returns NULL. A large buffer comes from those freed earlier when
+/// one of about that size is kept: the system would otherwise map new pages
+/// for it and fault each in on first touch, on every call. The buffer is a
+/// malloc block: free() may release it, and lighthouseRuntimeFree takes
+/// malloc blocks.
 LIGHTHOUSE_RUNTIME_EXPORTED void *lighthouseRuntimeAlloc(size_t size);
 
-/// Frees a buffer of lighthouseRuntimeAlloc (NULL is ignored). Large ones
-/// are kept for reuse, up to a bound on the bytes kept.
+/// Frees a buffer of lighthouseRuntimeAlloc or malloc (NULL is ignored).
+/// Large ones are kept for reuse, up to 256 MiB in 64 buffers.
 LIGHTHOUSE_RUNTIME_EXPORTED void lighthouseRuntimeFree(void *buffer);
 
 /// Gives the buffers kept for reuse back to the system.

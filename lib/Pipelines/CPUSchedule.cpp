@@ -119,10 +119,15 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
 /// for element, and its result does not depend on its init.
 static bool isTileableConsumer(linalg::GenericOp generic, OpOperand &use) {
   auto linalgOp = cast<linalg::LinalgOp>(generic.getOperation());
+  // Claimed by the schedule of another matmul it reads (x @ W1 + h @ W2).
+  if (generic->hasAttr(kScheduleAttr))
+    return false;
   if (!generic.hasPureTensorSemantics() || generic.getNumResults() != 1 ||
       generic.getNumLoops() != 2 || !linalg::isElementwise(linalgOp) ||
       !linalgOp.hasOnlyProjectedPermutations() || !generic.isDpsInput(&use) ||
       !generic.getMatchingIndexingMap(&use).isIdentity() ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity() ||
       generic.getResult(0).getType() != use.get().getType() ||
       generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
     return false;

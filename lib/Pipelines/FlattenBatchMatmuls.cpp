@@ -53,9 +53,11 @@ struct FlattenBroadcastBatchMatmul : OpRewritePattern<linalg::BatchMatmulOp> {
 
   LogicalResult matchAndRewrite(linalg::BatchMatmulOp batchMatmul,
                                 PatternRewriter &rewriter) const override {
+    // The matmul built below extends its operands as signed integers.
     if (!batchMatmul.hasPureTensorSemantics() ||
         batchMatmul.getIndexingMapsArray() !=
-            batchMatmul.getDefaultIndexingMaps(batchMatmul.getContext()))
+            batchMatmul.getDefaultIndexingMaps(batchMatmul.getContext()) ||
+        batchMatmul.getCast() != linalg::TypeFn::cast_signed)
       return failure();
     Value weight = broadcastSource(batchMatmul.getDpsInputs()[1]);
     if (!weight)

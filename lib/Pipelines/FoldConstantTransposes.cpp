@@ -37,7 +37,10 @@ static std::optional<ArrayRef<char>> elementBytes(ElementsAttr constant) {
   }
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
+    // A blob that does not hold exactly the elements is left alone.
+    if (!blob || blob->getData().size() !=
+                     static_cast<size_t>(constant.getNumElements()) *
+                         (elementType.getIntOrFloatBitWidth() / 8))
       return std::nullopt;
     return blob->getData();
   }

@@ -2,6 +2,7 @@
 
 #include "lighthouse-c/Runtime.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -36,32 +37,30 @@ void lighthouseRuntimeCheckFailed(const char *message) {
 }
 
 // Buffers of at least kMinKeptSize bytes are kept when freed, up to
-// kMaxKeptBytes in kSlots slots, and handed out again for the same size.
-// Each buffer starts with a header holding its size, so that free knows it.
+// kMaxKeptBytes in kSlots slots, and handed out again for a request they
+// hold without wasting more than a quarter. They are plain malloc blocks
+// whose capacity malloc_usable_size tells: code compiled to call malloc and
+// free directly (another pipeline, an older saved module) mixes with this.
 enum { kSlots = 64 };
 static const size_t kMinKeptSize = 64 * 1024;
 static const size_t kMaxKeptBytes = 256u << 20;
 
-typedef struct {
-  size_t size;
-  size_t padding; // Keeps the buffer after the header aligned as malloc's.
-} Header;
-
 static struct {
-  Header *buffer;
-  size_t size;
+  void *buffer;
+  size_t capacity;
 } kept[kSlots];
 static size_t keptBytes;
 static pthread_mutex_t keptLock = PTHREAD_MUTEX_INITIALIZER;
 
-static Header *takeKept(size_t size) {
-  Header *found = NULL;
+static void *takeKept(size_t size) {
+  void *found = NULL;
   pthread_mutex_lock(&keptLock);
   for (int i = 0; i < kSlots; ++i) {
-    if (kept[i].buffer && kept[i].size == size) {
+    if (kept[i].buffer && kept[i].capacity >= size &&
+        kept[i].capacity - size <= size / 4) {
       found = kept[i].buffer;
       kept[i].buffer = NULL;
-      keptBytes -= size;
+      keptBytes -= kept[i].capacity;
       break;
     }
   }
@@ -69,43 +68,35 @@ static Header *takeKept(size_t size) {
   return found;
 }
 
-static int keep(Header *header) {
-  int kept_ = 0;
+static int keep(void *buffer, size_t capacity) {
+  int done = 0;
   pthread_mutex_lock(&keptLock);
-  if (keptBytes + header->size <= kMaxKeptBytes) {
+  if (keptBytes + capacity <= kMaxKeptBytes) {
     for (int i = 0; i < kSlots; ++i) {
       if (!kept[i].buffer) {
-        kept[i].buffer = header;
-        kept[i].size = header->size;
-        keptBytes += header->size;
-        kept_ = 1;
+        kept[i].buffer = buffer;
+        kept[i].capacity = capacity;
+        keptBytes += capacity;
+        done = 1;
         break;
       }
     }
   }
   pthread_mutex_unlock(&keptLock);
-  return kept_;
+  return done;
 }
 
 void *lighthouseRuntimeAlloc(size_t size) {
-  Header *header = size >= kMinKeptSize ? takeKept(size) : NULL;
-  if (!header) {
-    if (size > (size_t)-1 - sizeof(Header))
-      return NULL;
-    header = malloc(sizeof(Header) + size);
-    if (!header)
-      return NULL;
-    header->size = size;
-  }
-  return header + 1;
+  void *buffer = size >= kMinKeptSize ? takeKept(size) : NULL;
+  return buffer ? buffer : malloc(size);
 }
 
 void lighthouseRuntimeFree(void *buffer) {
   if (!buffer)
     return;
-  Header *header = (Header *)buffer - 1;
-  if (header->size < kMinKeptSize || !keep(header))
-    free(header);
+  size_t capacity = malloc_usable_size(buffer);
+  if (capacity < kMinKeptSize || !keep(buffer, capacity))
+    free(buffer);
 }
 
 void lighthouseRuntimeReleaseBuffers(void) {

@@ -382,8 +382,9 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
       dump_ir: True to keep the IR of each stage in `.ir`; a folder to also
         write it there.
       opt_level: LLVM's optimization level for the JIT (0 to 3).
-      unroll_loops: False keeps LLVM from unrolling loops: compiles in about
-        half the time; loops the pipeline left scalar run up to 2x slower.
+      unroll_loops: False keeps LLVM from unrolling loops (it still
+        interleaves the loops it vectorizes): compiles in a third to half the
+        time; loops the pipeline left scalar run up to 2.5x slower.
       cache_dir: a folder of compiled code keyed on the linalg IR, the
         pipeline and the versions: a hit skips the pipeline and the JIT.
 

@@ -259,3 +259,22 @@ func.func @dynamic_rows_bias(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %bias:
   } -> tensor<?x96xf32>
   return %biased : tensor<?x96xf32>
 }
+
+// An elementwise op reading two matmuls (x @ W1 + h @ W2) is fused into the
+// first one's schedule only; the second matmul is scheduled alone.
+// CHECK-LABEL: func.func @two_matmuls_one_sum
+// CHECK-COUNT-2: vector.fma {{.*}} : vector<32xf32>
+// CHECK:         arith.addf {{.*}} : vector<1x32xf32>
+// CHECK-NOT:     linalg.generic
+func.func @two_matmuls_one_sum(%x: tensor<16x64xf32>, %w1: tensor<64x32xf32>, %h: tensor<16x64xf32>, %w2: tensor<64x32xf32>, %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %m1 = linalg.matmul ins(%x, %w1 : tensor<16x64xf32>, tensor<64x32xf32>) outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %m2 = linalg.matmul ins(%h, %w2 : tensor<16x64xf32>, tensor<64x32xf32>) outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %e = tensor.empty() : tensor<16x32xf32>
+  %sum = linalg.generic {indexing_maps = [#identity, #identity, #identity], iterator_types = ["parallel", "parallel"]}
+      ins(%m1, %m2 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<16x32xf32>
+  return %sum : tensor<16x32xf32>
+}

@@ -45,9 +45,10 @@ func.func @dynamic_batch(%x: tensor<?x4x16xf32>, %w: tensor<16x8xf32>, %init: te
 // -----
 
 // Right operands that differ per batch element, or that broadcast another
-// dimension, stay batch matmuls.
+// dimension, stay batch matmuls, as does one extending unsigned integers
+// (linalg.matmul would extend them as signed).
 // CHECK-LABEL: func.func @per_batch_weights(
-// CHECK-COUNT-2: linalg.batch_matmul
+// CHECK-COUNT-3: linalg.batch_matmul
 // CHECK-NOT:     linalg.matmul
 func.func @per_batch_weights(%x: tensor<2x4x16xf32>, %w: tensor<2x16x8xf32>, %v: tensor<2x16xf32>, %init: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
   %r = linalg.batch_matmul ins(%x, %w : tensor<2x4x16xf32>, tensor<2x16x8xf32>) outs(%init : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
@@ -55,4 +56,11 @@ func.func @per_batch_weights(%x: tensor<2x4x16xf32>, %w: tensor<2x16x8xf32>, %v:
   %bv = linalg.broadcast ins(%v : tensor<2x16xf32>) outs(%empty : tensor<2x16x8xf32>) dimensions = [2]
   %s = linalg.batch_matmul ins(%x, %bv : tensor<2x4x16xf32>, tensor<2x16x8xf32>) outs(%init : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %r, %s : tensor<2x4x8xf32>, tensor<2x4x8xf32>
+}
+
+func.func @unsigned(%x: tensor<2x4x16xi8>, %w: tensor<16x8xi8>, %init: tensor<2x4x8xi32>) -> tensor<2x4x8xi32> {
+  %empty = tensor.empty() : tensor<2x16x8xi8>
+  %bw = linalg.broadcast ins(%w : tensor<16x8xi8>) outs(%empty : tensor<2x16x8xi8>) dimensions = [0]
+  %r = linalg.batch_matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%x, %bw : tensor<2x4x16xi8>, tensor<2x16x8xi8>) outs(%init : tensor<2x4x8xi32>) -> tensor<2x4x8xi32>
+  return %r : tensor<2x4x8xi32>
 }

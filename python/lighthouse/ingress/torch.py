@@ -45,8 +45,8 @@ def export(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = 
       dynamic_shapes: as for `torch.export.export`, e.g.
         `{"x": {0: torch.export.Dim("batch")}}` for a dynamic batch.
       decompositions: a decomposition table; torch-mlir's by default. Ops
-        with a CompositeImplicitAutograd kernel are decomposed by it whether
-        the table names them or not; an empty table skips decomposition.
+        with a CompositeImplicitAutograd kernel are decomposed by that kernel
+        (see `_decompose`); an empty table skips decomposition.
     """
     if isinstance(model, torch.export.ExportedProgram):
         program = model
@@ -76,16 +76,21 @@ def _decompose(program, decompositions: Dict[Any, Callable]):
     re-registers a "preserve" kernel for each of the ~500
     CompositeImplicitAutograd ops that the table does not name, and restores
     them after: a fixed ~0.2-0.5 s per compilation, more than the retrace of
-    a small model. Its internal step, given no op to preserve, skips that.
+    a small model. Its internal step, given no op to preserve, skips that;
+    the table's own entries for such ops then give way to the ops' kernels.
+    Checked on torch 2.13. Without that step (another torch), the public
+    path runs: slower, and it keeps the composite ops the table does not
+    name, which torch-mlir then lowers itself.
     """
     try:
         from torch.export.exported_program import _decompose_exported_program
-    except ImportError:  # A torch without it: the public path, slower.
+
+        return _decompose_exported_program(program, cia_to_decomp={},
+                                           python_decomp_table=dict(decompositions),
+                                           joint_loss_index=None,
+                                           decompose_custom_triton_ops=False)
+    except (ImportError, TypeError):  # Not there, or with another signature.
         return program.run_decompositions(decompositions)
-    return _decompose_exported_program(program, cia_to_decomp={},
-                                       python_decomp_table=dict(decompositions),
-                                       joint_loss_index=None,
-                                       decompose_custom_triton_ops=False)
 
 
 def import_model(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = None, *,
