@@ -79,10 +79,22 @@ void buildCPUDefaultPipeline(OpPassManager &pm) {
   buildCPUPipeline(pm, /*openmp=*/false);
 }
 
-void buildCPUFastPipeline(OpPassManager &pm) {
+LogicalResult buildCPUFastPipeline(OpPassManager &pm,
+                                   llvm::StringRef scheduleOptions,
+                                   llvm::raw_ostream &errors) {
   appendPipeline(pm, kWeightRewrites);
-  appendPipeline(pm, "lighthouse-cpu-schedule,canonicalize,cse");
+  if (failed(parsePassPipeline(
+          ("lighthouse-cpu-schedule{" + scheduleOptions + "},canonicalize,cse")
+              .str(),
+          pm, errors)))
+    return failure();
   buildCPUPipeline(pm, /*openmp=*/true);
+  return success();
+}
+
+void buildCPUFastPipeline(OpPassManager &pm) {
+  if (failed(buildCPUFastPipeline(pm, "", llvm::errs())))
+    llvm::report_fatal_error("lighthouse: invalid built-in pipeline");
 }
 
 void registerPipelines() {
@@ -97,12 +109,23 @@ void registerPipelines() {
       "lighthouse's robust CPU pipeline: linalg on tensors to the LLVM "
       "dialect, with C wrappers for public functions",
       buildCPUDefaultPipeline);
-  PassPipelineRegistration<>(
+  // lighthouse-cpu-fast{threads=1 ...} takes lighthouse-cpu-schedule's
+  // options and hands them on, so that they are declared once, on the pass.
+  registerPassPipeline(
       "lighthouse-cpu-fast",
       "lighthouse's performance CPU pipeline: matmuls split across threads "
       "(OpenMP), tiled for the cache and the registers and vectorized, then "
-      "lowered as lighthouse-cpu does",
-      buildCPUFastPipeline);
+      "lowered as lighthouse-cpu does; takes lighthouse-cpu-schedule's "
+      "options (cache-tiles, register-tiles, threads, fuse-consumers)",
+      [](OpPassManager &pm, llvm::StringRef options,
+         llvm::function_ref<LogicalResult(const llvm::Twine &)> onError) {
+        std::string errors;
+        llvm::raw_string_ostream stream(errors);
+        if (failed(buildCPUFastPipeline(pm, options, stream)))
+          return onError("lighthouse-cpu-fast: " + errors);
+        return success();
+      },
+      [](llvm::function_ref<void(const detail::PassOptions &)>) {});
 }
 
 } // namespace lighthouse

@@ -4,6 +4,14 @@
 // RUN: not lh-opt %s --lighthouse-cpu-schedule="register-tiles=8,0,8" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu-fast)" | FileCheck %s --check-prefix=FAST
 // RUN: lh-opt %s --lighthouse-cpu-schedule="threads=2 fuse-consumers=0" | FileCheck %s --check-prefix=UNFUSED
+// RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu-fast{threads=1})" | FileCheck %s --check-prefix=FAST-ONE-THREAD
+// RUN: not lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu-fast{tiles=4})" 2>&1 | FileCheck %s --check-prefix=FAST-BAD
+
+// The fast pipeline hands its options to the schedule.
+// FAST-ONE-THREAD-NOT: omp.parallel
+// FAST-ONE-THREAD:     llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// FAST-ONE-THREAD-NOT: omp.parallel
+// FAST-BAD: lighthouse-cpu-fast: {{.*}}no such option tiles
 
 // CHECK-LABEL: func.func @square
 // Two threads take 128 rows each; the cache tile is 128x256x64.

@@ -342,3 +342,15 @@ def test_fast_pipeline_cnn_batches_split_across_threads():
         x = torch.randn(size, 3, 16, 16, generator=torch.Generator().manual_seed(size))
         with torch.no_grad():
             torch.testing.assert_close(compiled(x), module(x), **TOLERANCE)
+
+
+def test_fast_pipeline_options():
+    # Options of the fast pipeline go to its schedule; bad ones are named.
+    one_thread = compile_module(models.matmul_mlir(256, 256, 256),
+                                pipeline="builtin.module(lighthouse-cpu-fast{threads=1})")
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal((256, 256), dtype=np.float32) for _ in range(2))
+    np.testing.assert_allclose(one_thread(a, b), a @ b, rtol=1e-4, atol=1e-3)
+    with pytest.raises(ValueError, match="no such option tiles"):
+        compile_module(models.matmul_mlir(256, 256, 256),
+                       pipeline="builtin.module(lighthouse-cpu-fast{tiles=4})")

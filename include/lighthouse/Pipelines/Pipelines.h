@@ -10,6 +10,10 @@
 #ifndef LIGHTHOUSE_PIPELINES_PIPELINES_H
 #define LIGHTHOUSE_PIPELINES_PIPELINES_H
 
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/LogicalResult.h"
+#include "llvm/Support/raw_ostream.h"
+
 namespace mlir {
 class OpPassManager;
 } // namespace mlir
@@ -31,6 +35,13 @@ void buildCPUDefaultPipeline(mlir::OpPassManager &pm);
 /// then the default pipeline with the threads on the OpenMP runtime (code
 /// compiled by it needs libomp, which the package ships).
 void buildCPUFastPipeline(mlir::OpPassManager &pm);
+
+/// The same with `scheduleOptions` (`threads=1 cache-tiles=64,256,64`, as
+/// lighthouse-cpu-schedule takes them) for the schedule; fails, with the
+/// reason in `errors`, when they do not parse.
+llvm::LogicalResult buildCPUFastPipeline(mlir::OpPassManager &pm,
+                                         llvm::StringRef scheduleOptions,
+                                         llvm::raw_ostream &errors);
 
 /// Registers the `lighthouse-cpu-schedule` pass.
 void registerCPUSchedulePass();
