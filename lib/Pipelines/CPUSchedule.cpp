@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
@@ -113,6 +114,20 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
   return tiles;
 }
 
+/// Whether `op` must be left to loops rather than vectorized:
+/// - on i1: vectors of i1 are bit-packed in memory, buffers of i1 hold a byte
+///   each;
+/// - with math.fpowi in its body: on vectors it lowers to llvm.intr.powi with
+///   a vector exponent, which LLVM's powi does not take.
+static bool staysScalar(Operation *op) {
+  if (llvm::any_of(op->getOperandTypes(), [](Type type) {
+        return getElementTypeOrSelf(type).isInteger(1);
+      }))
+    return true;
+  return op->walk([](math::FPowIOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
 /// Whether `generic`, reading `use` (a matmul's result, or the previous
 /// consumer's), can be computed tile by tile inside the matmul's loops: it
 /// is elementwise over the same 2-D iteration space and reads `use` element
@@ -131,9 +146,7 @@ static bool isTileableConsumer(linalg::GenericOp generic, OpOperand &use) {
       generic.getResult(0).getType() != use.get().getType() ||
       generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
     return false;
-  return llvm::none_of(generic->getOperandTypes(), [](Type type) {
-    return getElementTypeOrSelf(type).isInteger(1);
-  });
+  return !staysScalar(generic);
 }
 
 /// The elementwise generics that consume `matmul`'s result one after the
@@ -548,11 +561,7 @@ public:
       blocks.push_back(std::move(block));
     };
     module.walk([&](linalg::LinalgOp op) {
-      // Vectors of i1 are bit-packed in memory, buffers of i1 hold a byte
-      // each: ops on i1 are left to loops.
-      if (llvm::any_of(op->getOperandTypes(), [](Type type) {
-            return getElementTypeOrSelf(type).isInteger(1);
-          }))
+      if (staysScalar(op))
         return;
       if (op->hasAttr(kScheduleAttr))
         return; // A consumer fused into its matmul's schedule.

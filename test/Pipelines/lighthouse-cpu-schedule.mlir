@@ -185,6 +185,24 @@ func.func @dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %c: tensor<
   return %r : tensor<?x96xf32>
 }
 
+// math.fpowi stays scalar: on vectors it would lower to llvm.intr.powi with a
+// vector exponent, which LLVM does not take.
+// CHECK-LABEL: func.func @square_by_powi
+// CHECK-NOT:     vector.
+// CHECK:         linalg.generic
+func.func @square_by_powi(%x: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  %two = arith.constant 2 : i64
+  %e = tensor.empty() : tensor<4x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x32xf32>) outs(%e : tensor<4x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %p = math.fpowi %v, %two : f32, i64
+    linalg.yield %p : f32
+  } -> tensor<4x32xf32>
+  return %r : tensor<4x32xf32>
+}
+
 // Elementwise ops on i1 stay scalar: vectors of i1 are bit-packed in memory,
 // buffers of i1 hold a byte per element.
 // CHECK-LABEL: func.func @compare

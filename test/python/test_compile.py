@@ -354,3 +354,19 @@ def test_fast_pipeline_options():
     with pytest.raises(ValueError, match="no such option tiles"):
         compile_module(models.matmul_mlir(256, 256, 256),
                        pipeline="builtin.module(lighthouse-cpu-fast{tiles=4})")
+
+
+@pytest.mark.parametrize("op, inputs", [
+    (lambda x: torch.nn.functional.rms_norm(x, (32,)), (torch.randn(4, 32),)),
+    (lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(q, k, v),
+     tuple(torch.randn(2, 4, 8, 16) for _ in range(3))),
+    (lambda x, w: x @ w, (torch.randn(3, 5, 16), torch.randn(16, 32))),
+], ids=["rms_norm", "attention", "matmul-3d-by-2d"])
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_ops_match_eager(op, inputs, pipeline):
+    class Op(torch.nn.Module):
+        def forward(self, *args):
+            return op(*args)
+
+    compiled = lighthouse.compile(Op(), inputs, pipeline=pipeline)
+    torch.testing.assert_close(compiled(*inputs), op(*inputs), **TOLERANCE)
