@@ -8,9 +8,10 @@
 // consuming a matmul's result (bias, activation) is computed per block of C,
 // inside the matmul's loops, while the block is in cache. 2-D NCHW
 // convolutions and poolings are tiled into single output rows, decomposed
-// into 1-D windows and vectorized along the row; elementwise generics are vectorized along their
-// innermost dimension. The schedule is a transform-dialect script built per
-// module, so each op gets tile sizes that fit its shape.
+// into 1-D windows and vectorized along the row, their images split across
+// threads when the batch is large; elementwise generics are vectorized along
+// their innermost dimension. The schedule is a transform-dialect script built
+// per module, so each op gets tile sizes that fit its shape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -528,8 +529,9 @@ public:
   StringRef getArgument() const override { return "lighthouse-cpu-schedule"; }
   StringRef getDescription() const override {
     return "Tile and vectorize linalg ops on tensors for CPUs: matmuls for "
-           "the cache, the registers and threads; NCHW convolutions and "
-           "poolings as 1-D windows; elementwise generics";
+           "the cache, the registers and threads, with their elementwise "
+           "consumers; NCHW convolutions and poolings as 1-D windows, split "
+           "across threads by images; elementwise generics";
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
@@ -630,8 +632,9 @@ private:
       llvm::cl::list_init<int64_t>({8, 32, 8})};
   Option<int64_t> threads{
       *this, "threads",
-      llvm::cl::desc("Threads that split each matmul's rows (0: one per "
-                     "hardware thread; 1: no scf.forall)"),
+      llvm::cl::desc("Threads that split the rows of large matmuls and the "
+                     "images of large convolutions (0: one per hardware "
+                     "thread; 1: no scf.forall)"),
       llvm::cl::init(0)};
   Option<bool> fuseConsumers{
       *this, "fuse-consumers",
