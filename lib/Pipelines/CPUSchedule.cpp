@@ -482,7 +482,17 @@ static std::optional<std::string> elementwiseSchedule(size_t index,
 /// The transform script applying `blocks`, then lowering what they
 /// vectorized into FMAs.
 static std::string buildSchedule(ArrayRef<std::string> blocks) {
-  std::string body = llvm::join(blocks, "");
+  // Each op's block runs in a sequence of its own whose silenceable failures
+  // (an op the vectorizer turns down, say) are suppressed: that op is left
+  // as far as its block got, tiled loops at worst, and the others go on.
+  std::string body;
+  for (const std::string &block : blocks)
+    body += R"mlir(
+    transform.sequence %root : !transform.any_op failures(suppress) {
+    ^bb0(%scope: !transform.any_op):)mlir" +
+            llvm::join(llvm::split(block, "%root"), "%scope") + R"mlir(
+    }
+)mlir";
   return llvm::formatv(
       R"mlir(
 module attributes {{transform.with_named_sequence} {

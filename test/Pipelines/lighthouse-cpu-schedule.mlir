@@ -185,6 +185,34 @@ func.func @dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %c: tensor<
   return %r : tensor<?x96xf32>
 }
 
+// An op the vectorizer turns down (this gather of a reversed row) is left as
+// loops; the ops after it are still vectorized.
+// CHECK-LABEL: func.func @gather_then_exp
+// CHECK:         tensor.extract
+// CHECK:         math.exp {{.*}} : vector<1x32xf32>
+func.func @gather_then_exp(%x: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  %c31 = arith.constant 31 : index
+  %e = tensor.empty() : tensor<4x32xf32>
+  %flipped = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>],
+                             iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<4x32xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = arith.subi %c31, %j : index
+    %v = tensor.extract %x[%i, %k] : tensor<4x32xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%flipped : tensor<4x32xf32>) outs(%e : tensor<4x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x2 = math.exp %v : f32
+    linalg.yield %x2 : f32
+  } -> tensor<4x32xf32>
+  return %r : tensor<4x32xf32>
+}
+
 // math.fpowi stays scalar: on vectors it would lower to llvm.intr.powi with a
 // vector exponent, which LLVM does not take.
 // CHECK-LABEL: func.func @square_by_powi

@@ -356,14 +356,37 @@ def test_fast_pipeline_options():
                        pipeline="builtin.module(lighthouse-cpu-fast{tiles=4})")
 
 
-@pytest.mark.parametrize("op, inputs", [
-    (lambda x: torch.nn.functional.rms_norm(x, (32,)), (torch.randn(4, 32),)),
-    (lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(q, k, v),
-     tuple(torch.randn(2, 4, 8, 16) for _ in range(3))),
-    (lambda x, w: x @ w, (torch.randn(3, 5, 16), torch.randn(16, 32))),
-], ids=["rms_norm", "attention", "matmul-3d-by-2d"])
+F = torch.nn.functional
+ROW = (torch.randn(4, 32, generator=torch.Generator().manual_seed(1)),)
+IMAGES = (torch.randn(2, 8, 4, 4, generator=torch.Generator().manual_seed(2)),)
+OPS = {
+    "rms_norm": (lambda x: F.rms_norm(x, (32,)), ROW),
+    "attention": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v),
+                  tuple(torch.randn(2, 4, 8, 16) for _ in range(3))),
+    "matmul-3d-by-2d": (lambda x, w: x @ w, (torch.randn(3, 5, 16), torch.randn(16, 32))),
+    "baddbmm": (torch.baddbmm, (torch.randn(2, 4, 8), torch.randn(2, 4, 16),
+                                torch.randn(2, 16, 8))),
+    "hardswish": (F.hardswish, ROW),
+    "mish": (F.mish, ROW),
+    "glu": (F.glu, ROW),
+    "softplus": (F.softplus, ROW),
+    "elu": (F.elu, ROW),
+    "frac": (torch.frac, ROW),
+    "std": (lambda x: x.std(dim=1), ROW),
+    "logsumexp": (lambda x: torch.logsumexp(x, dim=1), ROW),
+    "lerp": (lambda x: torch.lerp(x, x.flip(1), 0.3), ROW),
+    "group_norm": (lambda x: F.group_norm(x, 2), IMAGES),
+    "instance_norm": (F.instance_norm, IMAGES),
+    "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), IMAGES),
+    "interpolate": (lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), IMAGES),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
 @pytest.mark.parametrize("pipeline", ["default", "fast"])
-def test_ops_match_eager(op, inputs, pipeline):
+def test_ops_match_eager(name, pipeline):
+    op, inputs = OPS[name]
+
     class Op(torch.nn.Module):
         def forward(self, *args):
             return op(*args)
