@@ -176,12 +176,18 @@ static std::string sizes(ArrayRef<int64_t> values) {
                     ", ");
 }
 
-/// The largest power of two from 8 to 64 that divides `size`, or 0.
-static int64_t rowVectorSize(int64_t size) {
-  for (int64_t width = 64; width >= 8; width /= 2)
-    if (size % width == 0)
-      return width;
-  return 0;
+/// The elements of a row of `size` vectorized at a time: all of them up to
+/// 64 (a few vector registers), else the largest power of two from 64 down
+/// to 8 that divides the row; 0 when that is under 8. Small vectors keep the
+/// code small: LLVM's time grows with the code it gets.
+static int64_t rowVectorWidth(int64_t size) {
+  int64_t width = size;
+  if (width > 64) {
+    width = 64;
+    while (width >= 8 && size % width)
+      width /= 2;
+  }
+  return width < 8 ? 0 : width;
 }
 
 /// The transform ops that tile and vectorize the matmul marked with
@@ -200,10 +206,22 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
   std::string block = format(R"mlir(
     %matched{0} = transform.structured.match ops{{["linalg.matmul"]}
         attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
-    %func{0} = transform.get_parent_op %matched{0} {{op_name = "func.func"}
-        : (!transform.any_op) -> !transform.any_op
 )mlir",
                              kScheduleAttr);
+  // With a dynamic M, sizes in the fused loops are read off the producers'
+  // results (tensor.dim): before each fusion they are made to read the
+  // operands' instead, or the producer would be cloned whole into the loop.
+  std::string resolveSizes;
+  if (tile.dynamicRows && consumers) {
+    block += format(R"mlir(
+    %func{0} = transform.get_parent_op %matched{0} {{op_name = "func.func"}
+        : (!transform.any_op) -> !transform.any_op
+)mlir");
+    resolveSizes = format(R"mlir(
+    transform.apply_patterns to %func{0} {{
+      transform.apply_patterns.memref.resolve_ranked_shaped_type_result_dims
+    } : !transform.any_op)mlir");
+  }
   for (size_t i = 1; i <= consumers; ++i)
     block += format(R"mlir(
     %consumer{0}_{1} = transform.structured.match ops{{["linalg.generic"]}
@@ -234,17 +252,11 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
     for (auto [i, producer] : llvm::enumerate(producers)) {
       std::string fused = format("%{1}{0}_{2}", stage, i);
       std::string fusedLoop = format("%{1}_loop{0}_{2}", stage, i);
-      // Dynamic sizes in the loop are read off the producers' results
-      // (tensor.dim): they must read the operands' instead, or the producer
-      // is cloned whole into the loop.
-      script += format(R"mlir(
-    transform.apply_patterns to %func{0} {{
-      transform.apply_patterns.memref.resolve_ranked_shaped_type_result_dims
-    } : !transform.any_op
+      script += resolveSizes + format(R"mlir(
     {1}, {2} = transform.structured.fuse_into_containing_op {3} into {4}
         : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir",
-                       fused, fusedLoop, producer, loop);
+                                      fused, fusedLoop, producer, loop);
       producer = fused;
       loop = fusedLoop;
     }
@@ -286,7 +298,7 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
     // The consumers in a block: rows of vectors.
     SmallVector<std::string> inBlock = {format("%block{0}")};
     inBlock.append(producers.begin(), producers.begin() + consumers - 1);
-    if (int64_t width = rowVectorSize(tile.cache[1]))
+    if (int64_t width = rowVectorWidth(tile.cache[1]))
       for (auto [i, consumer] : llvm::enumerate(inBlock))
         consumerTiling += format(R"mlir(
     %rows{0}_{1}, %rowl{0}_{1}:2 = transform.structured.tile_using_for {2} tile_sizes [1, {3}]
@@ -325,12 +337,17 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
          consumerTiling;
 }
 
-/// For the 2-D convolution or pooling in NCHW layout marked with
-/// kScheduleAttr = `index`: tiles of one output row of a block of channels,
-/// decomposed into 1-D windows and vectorized along the row. Returns none for
-/// shapes it does not handle.
-static std::optional<std::string>
-windowSchedule(size_t index, linalg::LinalgOp op, int64_t threads) {
+/// Whether `op` is a 2-D convolution or pooling in NCHW layout, which the
+/// schedule tiles into output rows of 1-D windows.
+static bool isWindowOp(Operation *op) {
+  return isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
+             linalg::PoolingNchwSumOp>(op);
+}
+
+/// The tile sizes of one output row of a block of channels for the
+/// convolution or pooling `op`, or none for shapes the schedule does not
+/// handle.
+static std::optional<std::string> windowTiles(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics())
     return std::nullopt;
   // Static but for the batch, which is tiled by 1.
@@ -354,11 +371,18 @@ windowSchedule(size_t index, linalg::LinalgOp op, int64_t threads) {
   // Iteration spaces: conv (n, f, oh, ow, c, kh, kw), pooling (n, c, oh, ow,
   // kh, kw); 1-D windows need unit oh and kh.
   bool isConv = isa<linalg::Conv2DNchwFchwOp>(op);
-  std::string tiles =
-      isConv ? llvm::formatv("1, {0}, 1, {1}, 0, 1, 0", channelTile, widthTile)
-                   .str()
-             : llvm::formatv("1, {0}, 1, {1}, 1, 0", channelTile, widthTile)
-                   .str();
+  return isConv ? llvm::formatv("1, {0}, 1, {1}, 0, 1, 0", channelTile,
+                                widthTile)
+                      .str()
+                : llvm::formatv("1, {0}, 1, {1}, 1, 0", channelTile, widthTile)
+                      .str();
+}
+
+/// The transform ops that tile the convolution or pooling `op` marked with
+/// kScheduleAttr = `index` by `tiles` (windowTiles), decompose it into 1-D
+/// windows and vectorize them along the row.
+static std::string windowSchedule(size_t index, linalg::LinalgOp op,
+                                  llvm::StringRef tiles, int64_t threads) {
   // With threads, the batch is split into one block of images per thread
   // first.
   std::string split, images = "%window";
@@ -411,10 +435,9 @@ static int64_t minThreadedBatch(linalg::LinalgOp op, int64_t threads) {
 static void versionOnBatchSize(ModuleOp module, int64_t threads) {
   SmallVector<linalg::LinalgOp> windows;
   module.walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
-            linalg::PoolingNchwSumOp>(op.getOperation()) &&
+    if (isWindowOp(op) &&
         cast<ShapedType>(op.getDpsInits()[0].getType()).isDynamicDim(0) &&
-        windowSchedule(0, op, 1))
+        windowTiles(op))
       windows.push_back(op);
   });
   for (linalg::LinalgOp op : windows) {
@@ -454,16 +477,11 @@ static std::optional<std::string> elementwiseSchedule(size_t index,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty() || ShapedType::isDynamic(ranges.back()))
     return std::nullopt;
-  int64_t inner = ranges.back();
-  if (inner > 64) {
-    inner = 64;
-    while (inner >= 8 && ranges.back() % inner)
-      inner /= 2;
-  }
-  if (inner < 8)
+  int64_t width = rowVectorWidth(ranges.back());
+  if (!width)
     return std::nullopt;
   SmallVector<int64_t> tiles(ranges.size(), 1);
-  tiles.back() = inner;
+  tiles.back() = width;
   return llvm::formatv(
              R"mlir(
     %ew{0} = transform.structured.match ops{{["linalg.generic"]}
@@ -591,17 +609,18 @@ public:
           }
           mark(op, matmulSchedule(blocks.size(), *tiles, consumers.size()));
         }
-      } else if (isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
-                     linalg::PoolingNchwSumOp>(op.getOperation())) {
+      } else if (isWindowOp(op)) {
+        std::optional<std::string> tiles = windowTiles(op);
+        if (!tiles)
+          return;
         auto output = cast<ShapedType>(op.getDpsInits()[0].getType());
         bool threaded =
             threadCount > 1 &&
             (op->hasAttr(kThreadedAttr) ||
              (!output.isDynamicDim(0) &&
               output.getDimSize(0) >= minThreadedBatch(op, threadCount)));
-        if (auto block = windowSchedule(blocks.size(), op,
-                                        threaded ? threadCount : 1))
-          mark(op, *block);
+        mark(op, windowSchedule(blocks.size(), op, *tiles,
+                                threaded ? threadCount : 1));
       } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
         if (auto block = elementwiseSchedule(blocks.size(), generic))
           mark(op, *block);

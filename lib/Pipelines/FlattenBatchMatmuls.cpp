@@ -24,28 +24,16 @@ namespace {
 /// The 2-D value that `batched` broadcasts over its leading dimension, if it
 /// is such a broadcast (linalg.broadcast, or the equivalent generic).
 static Value broadcastSource(Value batched) {
-  if (auto broadcast = batched.getDefiningOp<linalg::BroadcastOp>())
-    return broadcast.getDimensions() == ArrayRef<int64_t>{0}
-               ? broadcast.getInput()
-               : Value();
-  auto generic = batched.getDefiningOp<linalg::GenericOp>();
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 || generic.getNumLoops() != 3 ||
-      generic.getNumReductionLoops() != 0)
-    return Value();
-  MLIRContext *context = generic.getContext();
-  AffineMap dropBatch = AffineMap::get(
-      3, 0, {getAffineDimExpr(1, context), getAffineDimExpr(2, context)},
-      context);
-  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  if (maps[0] != dropBatch || !maps[1].isIdentity())
-    return Value();
-  // The body only forwards the input element.
-  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
-  if (yield.getValues().size() != 1 ||
-      yield.getValues()[0] != generic.getBody()->getArgument(0))
-    return Value();
-  return generic.getDpsInputs()[0];
+  std::optional<SmallVector<int64_t>> dimensions;
+  Value source;
+  if (auto broadcast = batched.getDefiningOp<linalg::BroadcastOp>()) {
+    dimensions = SmallVector<int64_t>(broadcast.getDimensions());
+    source = broadcast.getInput();
+  } else if (auto generic = batched.getDefiningOp<linalg::GenericOp>()) {
+    dimensions = linalg::isaBroadcastOpInterface(generic);
+    source = generic.getDpsInputs()[0];
+  }
+  return dimensions && *dimensions == ArrayRef<int64_t>{0} ? source : Value();
 }
 
 struct FlattenBroadcastBatchMatmul : OpRewritePattern<linalg::BatchMatmulOp> {

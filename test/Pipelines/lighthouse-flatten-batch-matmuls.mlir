@@ -44,11 +44,11 @@ func.func @dynamic_batch(%x: tensor<?x4x16xf32>, %w: tensor<16x8xf32>, %init: te
 
 // -----
 
-// Right operands that differ per batch element, or that broadcast another
-// dimension, stay batch matmuls, as does one extending unsigned integers
-// (linalg.matmul would extend them as signed).
+// Right operands that differ per batch element, that broadcast another
+// dimension or transpose as they broadcast, stay batch matmuls, as does one
+// extending unsigned integers (linalg.matmul would extend them as signed).
 // CHECK-LABEL: func.func @per_batch_weights(
-// CHECK-COUNT-3: linalg.batch_matmul
+// CHECK-COUNT-4: linalg.batch_matmul
 // CHECK-NOT:     linalg.matmul
 func.func @per_batch_weights(%x: tensor<2x4x16xf32>, %w: tensor<2x16x8xf32>, %v: tensor<2x16xf32>, %init: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
   %r = linalg.batch_matmul ins(%x, %w : tensor<2x4x16xf32>, tensor<2x16x8xf32>) outs(%init : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
@@ -56,6 +56,18 @@ func.func @per_batch_weights(%x: tensor<2x4x16xf32>, %w: tensor<2x16x8xf32>, %v:
   %bv = linalg.broadcast ins(%v : tensor<2x16xf32>) outs(%empty : tensor<2x16x8xf32>) dimensions = [2]
   %s = linalg.batch_matmul ins(%x, %bv : tensor<2x4x16xf32>, tensor<2x16x8xf32>) outs(%init : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %r, %s : tensor<2x4x8xf32>, tensor<2x4x8xf32>
+}
+
+func.func @transposing_broadcast(%x: tensor<2x4x16xf32>, %w: tensor<16x16xf32>, %init: tensor<2x4x16xf32>) -> tensor<2x4x16xf32> {
+  %empty = tensor.empty() : tensor<2x16x16xf32>
+  %bw = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                        iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%w : tensor<16x16xf32>) outs(%empty : tensor<2x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x16x16xf32>
+  %r = linalg.batch_matmul ins(%x, %bw : tensor<2x4x16xf32>, tensor<2x16x16xf32>) outs(%init : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  return %r : tensor<2x4x16xf32>
 }
 
 func.func @unsigned(%x: tensor<2x4x16xi8>, %w: tensor<16x8xi8>, %init: tensor<2x4x8xi32>) -> tensor<2x4x8xi32> {
