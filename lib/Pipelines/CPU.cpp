@@ -49,7 +49,10 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
     appendPipeline(pm, "convert-scf-to-openmp");
   appendPipeline(
       pm,
-      "func.func(convert-linalg-to-loops),"
+      // Reductions innermost are scalar loops; a contiguous output
+      // dimension innermost is a loop LLVM vectorizes.
+      "func.func(lighthouse-contiguous-innermost-loop,"
+      "convert-linalg-to-loops),"
       // Vector code (from a schedule that vectorized) down to 1-D vectors.
       "func.func(convert-vector-to-scf{full-unroll=true},"
       "lower-vector-multi-reduction),"
@@ -99,6 +102,7 @@ void buildCPUFastPipeline(OpPassManager &pm) {
 
 void registerPipelines() {
   registerCPUSchedulePass();
+  registerContiguousInnermostLoopPass();
   registerFlattenBatchMatmulsPass();
   registerFoldConstantTransposesPass();
   registerReadOnlyArgumentsPass();

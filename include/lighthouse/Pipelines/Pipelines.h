@@ -46,6 +46,9 @@ llvm::LogicalResult buildCPUFastPipeline(mlir::OpPassManager &pm,
 /// Registers the `lighthouse-cpu-schedule` pass.
 void registerCPUSchedulePass();
 
+/// Registers the `lighthouse-contiguous-innermost-loop` pass.
+void registerContiguousInnermostLoopPass();
+
 /// Registers the `lighthouse-flatten-batch-matmuls` pass.
 void registerFlattenBatchMatmulsPass();
 
@@ -63,7 +66,7 @@ void registerLowerRuntimeChecksPass();
 
 /// Registers lighthouse's pipelines and passes: `lighthouse-cpu`,
 /// `lighthouse-cpu-fast`, `lighthouse-cpu-schedule`,
-/// `lighthouse-flatten-batch-matmuls`, `lighthouse-fold-constant-transposes`,
+/// `lighthouse-contiguous-innermost-loop`, `lighthouse-flatten-batch-matmuls`, `lighthouse-fold-constant-transposes`,
 /// `lighthouse-read-only-arguments`, `lighthouse-lower-runtime-checks`,
 /// `lighthouse-strided-copies-to-loops`.
 void registerPipelines();
