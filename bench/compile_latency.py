@@ -3,9 +3,8 @@ models and inputs, measured in one run.
 
     .venv/bin/python bench/compile_latency.py [--pipeline default]
 
-"lighthouse" compiles as lighthouse.compile does by default; "no-unroll"
-with unroll_loops=False (LLVM does not unroll loops: faster to compile,
-slower code where the pipeline left loops scalar).
+"lighthouse" compiles as lighthouse.compile does by default; "unrolled"
+with unroll_loops=True (LLVM unrolls loops: slower to compile).
 
 Seconds from the model to its first result, compilation included, two ways:
   cold: each compilation in a fresh process, as a script that compiles once
@@ -33,7 +32,7 @@ import torch  # noqa: E402
 
 import lighthouse  # noqa: E402
 
-TOOLS = ("lighthouse", "no-unroll", "inductor")
+TOOLS = ("lighthouse", "unrolled", "inductor")
 
 
 def warm_up_model():
@@ -47,9 +46,9 @@ def first_result_seconds(tool: str, name: str, pipeline: str) -> float:
     _, module, inputs, dynamic_shapes = next(
         m for m in [*models.torch_models(), warm_up_model()] if m[0] == name)
     start = time.perf_counter()
-    if tool in ("lighthouse", "no-unroll"):
+    if tool in ("lighthouse", "unrolled"):
         lighthouse.compile(module, inputs, dynamic_shapes=dynamic_shapes, pipeline=pipeline,
-                           unroll_loops=tool == "lighthouse")(*inputs)
+                           unroll_loops=tool == "unrolled")(*inputs)
     else:
         torch._dynamo.reset()
         with torch.no_grad():
@@ -85,13 +84,13 @@ def main():
             for name in names for tool in TOOLS}
     cold = {(tool, name): cold_seconds(tool, name, args.pipeline)
             for name in names for tool in TOOLS}
-    print(f"  {'model':18} {'':>4} {'lighthouse':>11} {'no-unroll':>10} {'inductor':>9} "
-          f"{'lh/inductor':>12} {'no-unroll/inductor':>19}")
+    print(f"  {'model':18} {'':>4} {'lighthouse':>11} {'unrolled':>10} {'inductor':>9} "
+          f"{'lh/inductor':>12} {'unrolled/inductor':>18}")
     for name in names:
         for label, seconds in (("cold", cold), ("warm", warm)):
-            lh, no_unroll, inductor = (seconds[tool, name] for tool in TOOLS)
-            print(f"  {name:18} {label:>4} {lh:11.2f} {no_unroll:10.2f} {inductor:9.2f} "
-                  f"{lh / inductor:12.2f} {no_unroll / inductor:19.2f}")
+            lh, unrolled, inductor = (seconds[tool, name] for tool in TOOLS)
+            print(f"  {name:18} {label:>4} {lh:11.2f} {unrolled:10.2f} {inductor:9.2f} "
+                  f"{lh / inductor:12.2f} {unrolled / inductor:18.2f}")
 
 
 if __name__ == "__main__":

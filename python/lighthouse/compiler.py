@@ -370,7 +370,7 @@ def _finish(module: ir.Module, function_name: str, *, pipeline: str, pipeline_te
 
 def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
             pipeline: str = "default", dump_ir=None, opt_level: int = 3,
-            unroll_loops: bool = True,
+            unroll_loops: bool = False,
             cache_dir=None) -> CompiledModule:
     """Compiles a PyTorch model to a native CPU callable.
 
@@ -382,9 +382,9 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
       dump_ir: True to keep the IR of each stage in `.ir`; a folder to also
         write it there.
       opt_level: LLVM's optimization level for the JIT (0 to 3).
-      unroll_loops: False keeps LLVM from unrolling loops (it still
-        interleaves the loops it vectorizes): compiles in a third to half the
-        time; loops the pipeline left scalar run up to 2.5x slower.
+      unroll_loops: True lets LLVM unroll loops (it interleaves the loops it
+        vectorizes either way): compiles 1.2x to 6x slower, and code that is
+        not always faster (see docs/compile.md, "LLVM").
       cache_dir: a folder of compiled code keyed on the linalg IR, the
         pipeline and the versions: a hit skips the pipeline and the JIT.
 
@@ -411,7 +411,7 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
 
 
 def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: int = 3,
-                 unroll_loops: bool = True, cache_dir=None, **load_options) -> CompiledModule:
+                 unroll_loops: bool = False, cache_dir=None, **load_options) -> CompiledModule:
     """Compiles an ONNX model (a path or a `ModelProto`) to a native CPU callable.
 
     The callable takes arrays in the order of the graph's inputs and returns
@@ -437,7 +437,7 @@ def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: i
 
 
 def compile_module(module, function: str = "main", *, pipeline: str = "default",
-                   dump_ir=None, opt_level: int = 3, unroll_loops: bool = True,
+                   dump_ir=None, opt_level: int = 3, unroll_loops: bool = False,
                    cache_dir=None) -> CompiledModule:
     """Compiles linalg-on-tensors IR (a module, or its text) to a native CPU callable.
 

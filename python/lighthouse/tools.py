@@ -59,12 +59,12 @@ def _compile_and_inputs(args):
         model, inputs = namespace["model"], tuple(namespace["example_inputs"])
         compiled = compile_torch(model, inputs, dynamic_shapes=namespace.get("dynamic_shapes"),
                                  pipeline=args.pipeline, dump_ir=args.dump_ir,
-                                 unroll_loops=not args.no_unroll)
+                                 unroll_loops=args.unroll_loops)
         return compiled, inputs, model
     with open(args.model) as f:
         source = f.read()
     compiled = compile_module(source, args.function, pipeline=args.pipeline,
-                              dump_ir=args.dump_ir, unroll_loops=not args.no_unroll)
+                              dump_ir=args.dump_ir, unroll_loops=args.unroll_loops)
     if args.input:
         import numpy as np
 
@@ -91,8 +91,8 @@ def run(argv=None):
     parser.add_argument("--repeat", type=int, default=10,
                         help="runs to time after the first (default: 10)")
     parser.add_argument("--dump-ir", metavar="DIR", help="write the IR of each stage to DIR")
-    parser.add_argument("--no-unroll", action="store_true",
-                        help="keep LLVM from unrolling loops: compiles faster, may run slower")
+    parser.add_argument("--unroll-loops", action="store_true",
+                        help="let LLVM unroll loops: compiles slower, may run faster")
     args = parser.parse_args(argv)
     if not os.path.isfile(args.model):
         parser.error(f"no such file: {args.model}")

@@ -209,12 +209,16 @@ def test_unknown_function():
         compile_module(EXP, "forward")
 
 
-@pytest.mark.parametrize("unroll_loops", [True, False], ids=["unrolled", "not-unrolled"])
+# The defaults (default pipeline, loops not unrolled) are compiled by the
+# `compiled_models` fixture; these are the other settings.
+@pytest.mark.parametrize("pipeline, unroll_loops", [("default", True), ("fast", False),
+                                                    ("fast", True)],
+                         ids=["default-unrolled", "fast", "fast-unrolled"])
 @pytest.mark.parametrize("name", [m[0] for m in MODELS])
-def test_fast_pipeline_matches_eager(compiled_models, name, unroll_loops):
+def test_other_settings_match_eager(compiled_models, name, pipeline, unroll_loops):
     module, inputs, _ = compiled_models[name]
     dynamic = next(m[3] for m in MODELS if m[0] == name)
-    compiled = lighthouse.compile(module, inputs, dynamic_shapes=dynamic, pipeline="fast",
+    compiled = lighthouse.compile(module, inputs, dynamic_shapes=dynamic, pipeline=pipeline,
                                   unroll_loops=unroll_loops)
     with torch.no_grad():
         torch.testing.assert_close(compiled(*inputs), module(*inputs), **TOLERANCE)
@@ -268,7 +272,7 @@ def test_cache_hit_skips_pipeline_and_jit(tmp_path):
     torch.testing.assert_close(second(*inputs), first(*inputs))
     # Another pipeline, or other LLVM settings, is another entry.
     third = lighthouse.compile(module, inputs, cache_dir=tmp_path, pipeline="fast")
-    fourth = lighthouse.compile(module, inputs, cache_dir=tmp_path, unroll_loops=False)
+    fourth = lighthouse.compile(module, inputs, cache_dir=tmp_path, unroll_loops=True)
     assert "jit" in third.timings and "jit" in fourth.timings
     assert len(list(tmp_path.iterdir())) == 3
 
