@@ -17,6 +17,8 @@
 
 #include "lighthouse/Pipelines/Pipelines.h"
 
+#include "ConvRows.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
@@ -43,6 +45,9 @@ constexpr llvm::StringLiteral kScheduleAttr = "lighthouse.cpu_schedule";
 /// On a convolution or pooling copy that runs when the batch is large enough
 /// to split across threads (see versionOnBatchSize).
 constexpr llvm::StringLiteral kThreadedAttr = "lighthouse.cpu_threaded";
+/// On a convolution computed by the register kernel of ConvRows.h, and on
+/// the blocks it is tiled into.
+constexpr llvm::StringLiteral kConvRowsAttr = "lighthouse.cpu_conv_rows";
 /// On the elementwise consumers of a scheduled matmul: their position in the
 /// chain of consumers (1 for the one reading the matmul's result).
 constexpr llvm::StringLiteral kConsumerAttr = "lighthouse.cpu_consumer";
@@ -347,7 +352,7 @@ static bool isWindowOp(Operation *op) {
 /// The tile sizes of one output row of a block of channels for the
 /// convolution or pooling `op`, or none for shapes the schedule does not
 /// handle.
-static std::optional<std::string> windowTiles(linalg::LinalgOp op) {
+static std::optional<SmallVector<int64_t>> windowTiles(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics())
     return std::nullopt;
   // Static but for the batch, which is tiled by 1.
@@ -370,19 +375,35 @@ static std::optional<std::string> windowTiles(linalg::LinalgOp op) {
     return std::nullopt;
   // Iteration spaces: conv (n, f, oh, ow, c, kh, kw), pooling (n, c, oh, ow,
   // kh, kw); 1-D windows need unit oh and kh.
-  bool isConv = isa<linalg::Conv2DNchwFchwOp>(op);
-  return isConv ? llvm::formatv("1, {0}, 1, {1}, 0, 1, 0", channelTile,
-                                widthTile)
-                      .str()
-                : llvm::formatv("1, {0}, 1, {1}, 1, 0", channelTile, widthTile)
-                      .str();
+  if (isa<linalg::Conv2DNchwFchwOp>(op))
+    return SmallVector<int64_t>{1, channelTile, 1, widthTile, 0, 1, 0};
+  return SmallVector<int64_t>{1, channelTile, 1, widthTile, 1, 0};
+}
+
+/// How the schedule computes a convolution or pooling: its tile sizes, and
+/// whether each tile is a block of the register kernel of ConvRows.h or is
+/// decomposed into 1-D windows that linalg vectorizes.
+struct WindowPlan {
+  SmallVector<int64_t> tiles;
+  bool convRows;
+};
+
+static std::optional<WindowPlan> windowPlan(linalg::LinalgOp op) {
+  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+    if (std::optional<ConvRowTile> block = convRowTile(conv))
+      return WindowPlan{{1, block->channels, 1, block->pixels, 0, 0, 0},
+                        /*convRows=*/true};
+  if (std::optional<SmallVector<int64_t>> tiles = windowTiles(op))
+    return WindowPlan{*tiles, /*convRows=*/false};
+  return std::nullopt;
 }
 
 /// The transform ops that tile the convolution or pooling `op` marked with
-/// kScheduleAttr = `index` by `tiles` (windowTiles), decompose it into 1-D
-/// windows and vectorize them along the row.
+/// kScheduleAttr = `index` as `plan` says; tiles for linalg's vectorizer are
+/// decomposed into 1-D windows and vectorized along the row, blocks of the
+/// register kernel are left to vectorizeConvRow.
 static std::string windowSchedule(size_t index, linalg::LinalgOp op,
-                                  llvm::StringRef tiles, int64_t threads) {
+                                  const WindowPlan &plan, int64_t threads) {
   // With threads, the batch is split into one block of images per thread
   // first.
   std::string split, images = "%window";
@@ -395,19 +416,25 @@ static std::string windowSchedule(size_t index, linalg::LinalgOp op,
                 .str();
     images = "%images";
   }
+  int64_t loops = llvm::count_if(plan.tiles, [](int64_t t) { return t != 0; });
+  std::string vectorize = plan.convRows ? "" : llvm::formatv(R"mlir(
+    %windows1d{0} = transform.structured.decompose %rows{0}
+        : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %windows1d{0} : !transform.any_op
+)mlir", index).str();
   return llvm::formatv(
              R"mlir(
     %window{0} = transform.structured.match ops{{["{1}"]}
         attributes{{{2} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
 {4}
-    %rows{0}, %wl{0}:5 = transform.structured.tile_using_for {5}{0} tile_sizes [{3}]
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-    %windows1d{0} = transform.structured.decompose %rows{0}
-        : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %windows1d{0} : !transform.any_op
-)mlir",
-             index, op->getName().getStringRef(), kScheduleAttr, tiles, split,
-             images)
+    %rows{0}, %wl{0}:{6} = transform.structured.tile_using_for {5}{0} tile_sizes [{3}]
+        : (!transform.any_op) -> (!transform.any_op{7})
+{8})mlir",
+             index, op->getName().getStringRef(), kScheduleAttr,
+             sizes(plan.tiles), split, images, loops,
+             llvm::join(SmallVector<std::string>(loops, ", !transform.any_op"),
+                        ""),
+             vectorize)
       .str();
 }
 
@@ -437,7 +464,7 @@ static void versionOnBatchSize(ModuleOp module, int64_t threads) {
   module.walk([&](linalg::LinalgOp op) {
     if (isWindowOp(op) &&
         cast<ShapedType>(op.getDpsInits()[0].getType()).isDynamicDim(0) &&
-        windowTiles(op))
+        windowPlan(op))
       windows.push_back(op);
   });
   for (linalg::LinalgOp op : windows) {
@@ -610,16 +637,18 @@ public:
           mark(op, matmulSchedule(blocks.size(), *tiles, consumers.size()));
         }
       } else if (isWindowOp(op)) {
-        std::optional<std::string> tiles = windowTiles(op);
-        if (!tiles)
+        std::optional<WindowPlan> plan = windowPlan(op);
+        if (!plan)
           return;
+        if (plan->convRows)
+          op->setAttr(kConvRowsAttr, builder.getUnitAttr());
         auto output = cast<ShapedType>(op.getDpsInits()[0].getType());
         bool threaded =
             threadCount > 1 &&
             (op->hasAttr(kThreadedAttr) ||
              (!output.isDynamicDim(0) &&
               output.getDimSize(0) >= minThreadedBatch(op, threadCount)));
-        mark(op, windowSchedule(blocks.size(), op, *tiles,
+        mark(op, windowSchedule(blocks.size(), op, *plan,
                                 threaded ? threadCount : 1));
       } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
         if (auto block = elementwiseSchedule(blocks.size(), generic))
@@ -640,7 +669,18 @@ public:
     LogicalResult applied = transform::applyTransforms(
         module, entry, /*extraMapping=*/{}, transform::TransformOptions(),
         /*enforceToplevelTransformOp=*/false);
+    // The blocks of convolutions tiled for the register kernel; one whose
+    // tiling failed keeps its shape, which the kernel turns down: loops.
+    SmallVector<linalg::Conv2DNchwFchwOp> convBlocks;
+    module.walk([&](linalg::Conv2DNchwFchwOp conv) {
+      if (conv->hasAttr(kConvRowsAttr))
+        convBlocks.push_back(conv);
+    });
+    IRRewriter rewriter(module.getContext());
+    for (linalg::Conv2DNchwFchwOp conv : convBlocks)
+      (void)vectorizeConvRow(rewriter, conv);
     module.walk([](Operation *op) {
+      op->removeAttr(kConvRowsAttr);
       op->removeAttr(kScheduleAttr);
       op->removeAttr(kConsumerAttr);
       op->removeAttr(kThreadedAttr);

@@ -5,6 +5,7 @@
 // RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu-fast)" | FileCheck %s --check-prefix=FAST
 // RUN: lh-opt %s --lighthouse-cpu-schedule="threads=2 fuse-consumers=0" | FileCheck %s --check-prefix=UNFUSED
 // RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu-fast{threads=1})" | FileCheck %s --check-prefix=FAST-ONE-THREAD
+// RUN: lh-opt %s --lighthouse-cpu-schedule="threads=1" --cse | FileCheck %s --check-prefix=DILATED
 // RUN: not lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu-fast{tiles=4})" 2>&1 | FileCheck %s --check-prefix=FAST-BAD
 
 // The fast pipeline hands its options to the schedule.
@@ -51,24 +52,35 @@ func.func @ragged(%a: tensor<10x7xf32>, %b: tensor<7x5xf32>, %c: tensor<10x5xf32
 // FAST:         llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // FAST-LABEL: llvm.func @ragged
 
-// A convolution with a dynamic batch: one output row of 8 channels at a time,
-// as 1-D windows vectorized along the row. From 152 images on (2M
-// multiply-adds: 13824 an image), the images are split across the threads;
-// fewer run on one thread. With one thread, there is no choice to make.
+// A convolution with a dynamic batch, in blocks of 8 channels by one output
+// row of 8 pixels: a block's eight vectors of sums stay in registers while
+// the loops over the 3 input channels and the 3 window rows run; for each of
+// the window's 3 columns (unrolled), a load of the image row, then one
+// broadcast-FMA per channel. From 152 images on (2M multiply-adds: 13824 an
+// image), the images are split across the threads; fewer run on one thread.
+// With one thread, there is no choice to make.
 // CHECK-LABEL: func.func @conv
 // CHECK:         %[[LARGE:.*]] = arith.cmpi sge, %{{.*}}, %c152
 // CHECK:         scf.if %[[LARGE]]
 // CHECK:           scf.forall (%{{.*}}) in (2)
 // CHECK:             scf.for {{.*}} step %c1
 // CHECK:               scf.for {{.*}} to %c8 step %c1
-// CHECK:                 scf.for {{.*}} to %c3 step %c1
-// CHECK:                   vector.fma {{.*}} : vector<8xf32>
+// CHECK-COUNT-8:         vector.transfer_read {{.*}} : tensor<1x8x1x8xf32>, vector<8xf32>
+// CHECK:                 scf.for %[[C:.*]] = %{{.*}} to %c3{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK:                   scf.for %[[KH:.*]] = %{{.*}} to %c3
+// CHECK:                     %[[PIXELS:.*]] = vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<1x3x3x10xf32>, vector<8xf32>
+// CHECK:                     %[[WEIGHT:.*]] = tensor.extract %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %{{.*}}] : tensor<8x3x3x3xf32>
+// CHECK:                     %[[WEIGHTS:.*]] = vector.broadcast %[[WEIGHT]] : f32 to vector<8xf32>
+// CHECK:                     vector.fma %[[PIXELS]], %[[WEIGHTS]], %{{.*}} : vector<8xf32>
+// CHECK-COUNT-23:            vector.fma
+// CHECK-NOT:                 vector.fma
+// CHECK:                     scf.yield
+// CHECK-COUNT-8:         vector.transfer_write {{.*}} : vector<8xf32>, tensor<1x8x1x8xf32>
 // CHECK:         } else {
 // CHECK-NOT:       scf.forall
 // CHECK:           scf.for {{.*}} to %{{.*}} step %c1
 // CHECK:             scf.for {{.*}} to %c8 step %c1
-// CHECK:               scf.for {{.*}} to %c3 step %c1
-// CHECK:                 vector.fma {{.*}} : vector<8xf32>
+// CHECK:               vector.fma {{.*}} : vector<8xf32>
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw
 // SMALL-LABEL: func.func @conv
 // SMALL-NOT:     scf.if
@@ -88,6 +100,39 @@ func.func @conv_static_batch(%x: tensor<256x3x10x10xf32>, %w: tensor<8x3x3x3xf32
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
        ins(%x, %w : tensor<256x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%init : tensor<256x8x8x8xf32>) -> tensor<256x8x8x8xf32>
   return %c : tensor<256x8x8x8xf32>
+}
+
+// Dilated: blocks of 10 of the 20 channels by 12 of the 36 pixels (the
+// largest that divide and fit 128 floats of sums); the image is read from
+// rows 2 * kh, and the window's columns 0, 1, 2 start at pixels 0, 2, 4.
+// DILATED-LABEL: func.func @conv_dilated
+// DILATED:         scf.for {{.*}} to %c20 step %c10
+// DILATED:           scf.for {{.*}} to %c8 step %c1
+// DILATED:             scf.for {{.*}} to %c36 step %c12
+// DILATED-COUNT-10:      vector.transfer_read {{.*}} : tensor<1x10x1x12xf32>, vector<12xf32>
+// DILATED:               scf.for %[[C:.*]] = %{{.*}} to %c4
+// DILATED:                 scf.for %[[KH:.*]] = %{{.*}} to %c3
+// DILATED:                   %[[ROW:.*]] = arith.muli %[[KH]], %[[TWO:.*]] : index
+// DILATED:                   vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[ROW]], %[[COLUMN0:.*]]], {{.*}} : tensor<1x4x5x16xf32>, vector<12xf32>
+// DILATED:                   tensor.extract %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %[[COLUMN0]]] : tensor<10x4x3x3xf32>
+// DILATED:                   vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[ROW]], %[[TWO]]], {{.*}} : tensor<1x4x5x16xf32>, vector<12xf32>
+// DILATED:                   tensor.extract %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %[[ONE:.*]]] : tensor<10x4x3x3xf32>
+func.func @conv_dilated(%x: tensor<1x4x12x40xf32>, %w: tensor<20x4x3x3xf32>, %init: tensor<1x20x8x36xf32>) -> tensor<1x20x8x36xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %w : tensor<1x4x12x40xf32>, tensor<20x4x3x3xf32>) outs(%init : tensor<1x20x8x36xf32>) -> tensor<1x20x8x36xf32>
+  return %c : tensor<1x20x8x36xf32>
+}
+
+// Strided along the row, the image's pixels are not adjacent: the output row
+// is decomposed into 1-D windows that linalg vectorizes.
+// CHECK-LABEL: func.func @conv_strided
+// CHECK:         vector.transpose
+// CHECK:         vector.fma {{.*}} : vector<8xf32>
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+func.func @conv_strided(%x: tensor<4x3x17x17xf32>, %w: tensor<8x3x3x3xf32>, %init: tensor<4x8x8x8xf32>) -> tensor<4x8x8x8xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+       ins(%x, %w : tensor<4x3x17x17xf32>, tensor<8x3x3x3xf32>) outs(%init : tensor<4x8x8x8xf32>) -> tensor<4x8x8x8xf32>
+  return %c : tensor<4x8x8x8xf32>
 }
 
 // Elementwise: one row of 8 at a time.

@@ -383,6 +383,17 @@ OPS = {
     "instance_norm": (F.instance_norm, IMAGES),
     "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), IMAGES),
     "interpolate": (lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), IMAGES),
+    # Convolutions: the register kernel's blocks (channels by pixels) for
+    # other shapes, and the 1-D windows it leaves strided rows to.
+    "conv-dilated": (lambda x, w: F.conv2d(x, w, dilation=2, padding=2),
+                     (torch.randn(2, 4, 12, 40), torch.randn(20, 4, 3, 3))),
+    "conv-5x5-odd-sizes": (lambda x, w, b: F.conv2d(x, w, b, padding=2),
+                           (torch.randn(3, 6, 9, 30), torch.randn(10, 6, 5, 5),
+                            torch.randn(10))),
+    "conv-1x1-7x7": (lambda x, w: F.conv2d(x, w),
+                     (torch.randn(2, 16, 7, 7), torch.randn(32, 16, 1, 1))),
+    "conv-strided": (lambda x, w: F.conv2d(x, w, stride=2, padding=1),
+                     (torch.randn(2, 3, 16, 16), torch.randn(8, 3, 3, 3))),
 }
 
 

@@ -1,0 +1,166 @@
+//===- ConvRows.cpp - NCHW convolutions as rows of outer products ---------===//
+
+#include "ConvRows.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace lighthouse {
+
+/// Floats of accumulators in one block: 8 AVX-512 or 16 AVX2 registers,
+/// leaving registers for the input row and the broadcast weights.
+constexpr int64_t kConvRowAccumulators = 128;
+/// Pixels of a block: one AVX-512 register of floats.
+constexpr int64_t kConvRowPixels = 16;
+/// The most window columns the kernel unrolls.
+constexpr int64_t kMaxWindowColumns = 11;
+
+static int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
+  for (int64_t d = std::min(n, bound); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+static bool isF32Tensor(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.getRank() == 4 && type.getElementType().isF32();
+}
+
+std::optional<ConvRowTile> convRowTile(linalg::Conv2DNchwFchwOp conv) {
+  Value image = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1],
+        output = conv.getDpsInits()[0];
+  if (!conv.hasPureTensorSemantics() || !isF32Tensor(image) ||
+      !isF32Tensor(filter) || !isF32Tensor(output))
+    return std::nullopt;
+  auto staticButBatch = [](Value value) {
+    return llvm::none_of(
+        cast<RankedTensorType>(value.getType()).getShape().drop_front(),
+        ShapedType::isDynamic);
+  };
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  if (!staticButBatch(image) || !staticButBatch(output) ||
+      !filterType.hasStaticShape() ||
+      filterType.getDimSize(3) > kMaxWindowColumns ||
+      conv.getStrides().getValues<int64_t>()[1] != 1)
+    return std::nullopt;
+  auto outputType = cast<RankedTensorType>(output.getType());
+  int64_t width = outputType.getDimSize(3);
+  int64_t pixels = width <= kConvRowPixels
+                       ? width
+                       : largestDivisorAtMost(width, kConvRowPixels);
+  // A row of few pixels that does not divide (a prime width) would make
+  // many narrow vectors.
+  if (pixels < kConvRowPixels / 2 && pixels != width)
+    return std::nullopt;
+  int64_t channels = largestDivisorAtMost(outputType.getDimSize(1),
+                                          kConvRowAccumulators / pixels);
+  return ConvRowTile{channels, pixels};
+}
+
+LogicalResult vectorizeConvRow(RewriterBase &rewriter,
+                               linalg::Conv2DNchwFchwOp conv) {
+  Value image = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1],
+        output = conv.getDpsInits()[0];
+  auto imageType = dyn_cast<RankedTensorType>(image.getType());
+  auto filterType = dyn_cast<RankedTensorType>(filter.getType());
+  auto outputType = dyn_cast<RankedTensorType>(output.getType());
+  if (!conv.hasPureTensorSemantics() || !imageType || !filterType ||
+      !outputType || !imageType.hasStaticShape() ||
+      !filterType.hasStaticShape() || !outputType.hasStaticShape())
+    return failure();
+  Type elementType = outputType.getElementType();
+  if (!isa<FloatType>(elementType) ||
+      imageType.getElementType() != elementType ||
+      filterType.getElementType() != elementType)
+    return failure();
+  ArrayRef<int64_t> outputShape = outputType.getShape();
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  int64_t channels = outputShape[1], pixels = outputShape[3];
+  int64_t inputChannels = filterType.getDimSize(1),
+          windowRows = filterType.getDimSize(2),
+          windowColumns = filterType.getDimSize(3);
+  if (outputShape[0] != 1 || outputShape[2] != 1 ||
+      conv.getStrides().getValues<int64_t>()[1] != 1 ||
+      (windowRows - 1) * dilations[0] >= imageType.getDimSize(2) ||
+      (windowColumns - 1) * dilations[1] + pixels > imageType.getDimSize(3))
+    return failure();
+
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  Value zero = constant(0), one = constant(1);
+  Value inputChannelCount = constant(inputChannels);
+  Value windowRowCount = constant(windowRows);
+  Value rowDilation = dilations[0] == 1 ? one : constant(dilations[0]);
+  SmallVector<Value> channelIndices, windowColumnIndices, imageColumns;
+  for (int64_t f = 0; f < channels; ++f)
+    channelIndices.push_back(constant(f));
+  for (int64_t kw = 0; kw < windowColumns; ++kw) {
+    windowColumnIndices.push_back(constant(kw));
+    imageColumns.push_back(constant(kw * dilations[1]));
+  }
+  Value padding = arith::ConstantOp::create(
+      rewriter, loc, elementType, rewriter.getFloatAttr(elementType, 0.0));
+  auto rowType = VectorType::get({pixels}, elementType);
+  SmallVector<bool> inBounds = {true};
+
+  // One vector of accumulators per output channel of the block.
+  SmallVector<Value> rows;
+  for (Value f : channelIndices)
+    rows.push_back(vector::TransferReadOp::create(
+        rewriter, loc, rowType, output, ValueRange{zero, f, zero, zero},
+        padding, ArrayRef<bool>(inBounds)));
+
+  // For each input channel and window row: each window column's pixels are
+  // one load, used by one broadcast-FMA per output channel.
+  auto accumulateWindowRow = [&](OpBuilder &b, Location loc, Value c,
+                                 Value kh, ValueRange sums) {
+    SmallVector<Value> next(sums);
+    Value imageRow =
+        dilations[0] == 1 ? kh : arith::MulIOp::create(b, loc, kh, rowDilation);
+    for (int64_t kw = 0; kw < windowColumns; ++kw) {
+      Value pixelRow = vector::TransferReadOp::create(
+          b, loc, rowType, image,
+          ValueRange{zero, c, imageRow, imageColumns[kw]}, padding,
+          ArrayRef<bool>(inBounds));
+      for (auto [f, channel] : llvm::enumerate(channelIndices)) {
+        Value weight = tensor::ExtractOp::create(
+            b, loc, filter,
+            ValueRange{channel, c, kh, windowColumnIndices[kw]});
+        Value broadcast = vector::BroadcastOp::create(b, loc, rowType, weight);
+        next[f] = vector::FMAOp::create(b, loc, pixelRow, broadcast, next[f]);
+      }
+    }
+    scf::YieldOp::create(b, loc, next);
+  };
+  auto loops = scf::ForOp::create(
+      rewriter, loc, zero, inputChannelCount, one, rows,
+      [&](OpBuilder &b, Location loc, Value c, ValueRange sums) {
+        auto windowRowLoop = scf::ForOp::create(
+            b, loc, zero, windowRowCount, one, sums,
+            [&](OpBuilder &b, Location loc, Value kh, ValueRange sums) {
+              accumulateWindowRow(b, loc, c, kh, sums);
+            });
+        scf::YieldOp::create(b, loc, windowRowLoop.getResults());
+      });
+
+  Value result = output;
+  for (auto [f, channel] : llvm::enumerate(channelIndices))
+    result = vector::TransferWriteOp::create(
+                 rewriter, loc, loops.getResult(f), result,
+                 ValueRange{zero, channel, zero, zero},
+                 ArrayRef<bool>(inBounds))
+                 .getResult();
+  rewriter.replaceOp(conv, result);
+  return success();
+}
+
+} // namespace lighthouse

@@ -1,0 +1,41 @@
+//===- ConvRows.h - NCHW convolutions as rows of outer products -*- C++ -*-===//
+//
+// Part of lighthouse-cpu-schedule: the register kernel of unit-stride NCHW
+// convolutions. The schedule tiles such a convolution into blocks of F
+// output channels by W pixels of one output row; each block is then
+// computed by vectorizeConvRow as F vectors of W accumulators that stay in
+// registers while the loops over input channels and the window's rows run,
+// each step one unaligned load of an input row and F broadcast-FMAs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIGHTHOUSE_LIB_PIPELINES_CONVROWS_H
+#define LIGHTHOUSE_LIB_PIPELINES_CONVROWS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace lighthouse {
+
+/// Output channels and pixels of one block of the register kernel.
+struct ConvRowTile {
+  int64_t channels;
+  int64_t pixels;
+};
+
+/// The block of `conv` for the register kernel, or none when the kernel does
+/// not apply: f32 on tensors, static shapes but for the batch, unit stride
+/// along the rows, and channel and row sizes that divide into blocks of at
+/// most kConvRowAccumulators floats.
+std::optional<ConvRowTile> convRowTile(mlir::linalg::Conv2DNchwFchwOp conv);
+
+/// Rewrites `conv`, one block (output 1 x F x 1 x W), into vector code:
+/// loops over input channels and window rows, the window's columns
+/// unrolled. Fails, leaving `conv` as it is, on other shapes.
+llvm::LogicalResult vectorizeConvRow(mlir::RewriterBase &rewriter,
+                                     mlir::linalg::Conv2DNchwFchwOp conv);
+
+} // namespace lighthouse
+
+#endif // LIGHTHOUSE_LIB_PIPELINES_CONVROWS_H
