@@ -71,21 +71,21 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
 }
 
 /// What both pipelines do first, on linalg: constant weights are transposed
-/// once, here, rather than on every call, and weights shared across a batch
-/// are not copied per batch element.
-static constexpr llvm::StringLiteral kWeightRewrites =
+/// once, here, rather than on every call, weights shared across a batch are
+/// not copied per batch element, and chains of elementwise ops are one op.
+static constexpr llvm::StringLiteral kLinalgRewrites =
     "lighthouse-fold-constant-transposes,lighthouse-flatten-batch-matmuls,"
-    "canonicalize";
+    "lighthouse-fuse-elementwise,canonicalize";
 
 void buildCPUDefaultPipeline(OpPassManager &pm) {
-  appendPipeline(pm, kWeightRewrites);
+  appendPipeline(pm, kLinalgRewrites);
   buildCPUPipeline(pm, /*openmp=*/false);
 }
 
 LogicalResult buildCPUFastPipeline(OpPassManager &pm,
                                    llvm::StringRef scheduleOptions,
                                    llvm::raw_ostream &errors) {
-  appendPipeline(pm, kWeightRewrites);
+  appendPipeline(pm, kLinalgRewrites);
   if (failed(parsePassPipeline(
           ("lighthouse-cpu-schedule{" + scheduleOptions + "},canonicalize,cse")
               .str(),
@@ -105,6 +105,7 @@ void registerPipelines() {
   registerContiguousInnermostLoopPass();
   registerFlattenBatchMatmulsPass();
   registerFoldConstantTransposesPass();
+  registerFuseElementwisePass();
   registerReadOnlyArgumentsPass();
   registerStridedCopiesToLoopsPass();
   registerLowerRuntimeChecksPass();

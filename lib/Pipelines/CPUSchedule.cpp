@@ -55,6 +55,11 @@ constexpr llvm::StringLiteral kConsumerAttr = "lighthouse.cpu_consumer";
 /// Multiply-adds below which a matmul runs on one thread: waking the others
 /// costs tens of microseconds, as much as ~2M multiply-adds on one core.
 constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
+/// Elements below which an elementwise op runs on one thread. Measured on a
+/// batch norm + ReLU over 128K floats: ~20 us on one thread, ~50 us on two
+/// (waking the other thread costs more than it saves); over 512K floats,
+/// ~175 us on one, ~125 us on two.
+constexpr int64_t kMinThreadedElements = int64_t(1) << 19;
 
 /// Tile sizes for one matmul: the rows of M each thread takes (0: one
 /// thread), then [M, N, K] for the cache and for the registers.
@@ -181,6 +186,15 @@ static std::string sizes(ArrayRef<int64_t> values) {
                     ", ");
 }
 
+/// The handle types that follow the tiled op's in the results of a
+/// tile_using_for making `loops` loops: ", !transform.any_op" per loop.
+static std::string loopHandleTypes(size_t loops) {
+  std::string types;
+  for (size_t i = 0; i < loops; ++i)
+    types += ", !transform.any_op";
+  return types;
+}
+
 /// The elements of a row of `size` vectorized at a time: all of them up to
 /// 64 (a few vector registers), else the largest power of two from 64 down
 /// to 8 that divides the row; 0 when that is under 8. Small vectors keep the
@@ -293,10 +307,7 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
     %block{0}, %bl{0}:{2} = transform.structured.tile_using_for {1} tile_sizes [{3}]
         : (!transform.any_op) -> (!transform.any_op{4})
 )mlir",
-                    root, loops, sizes(blockTiles),
-                    llvm::join(SmallVector<std::string>(loops,
-                                                        ", !transform.any_op"),
-                               ""));
+                    root, loops, sizes(blockTiles), loopHandleTypes(loops));
     block += fuseProducersInto(format("%bl{0}#{1}", loops - 1), "cache");
     matmul = producers[consumers - 1];
     cacheTiles = {0, 0, tile.cache[2]};
@@ -320,10 +331,7 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir",
                   matmul, cacheLoops, sizes(cacheTiles),
-                  llvm::join(SmallVector<std::string>(cacheLoops,
-                                                      ", !transform.any_op"),
-                             ""),
-                  sizes(tile.registers));
+                  loopHandleTypes(cacheLoops), sizes(tile.registers));
   if (!tile.dynamicRows)
     return block + format(R"mlir(
     transform.structured.vectorize %regs{0} : !transform.any_op
@@ -416,12 +424,16 @@ static std::string windowSchedule(size_t index, linalg::LinalgOp op,
                 .str();
     images = "%images";
   }
-  int64_t loops = llvm::count_if(plan.tiles, [](int64_t t) { return t != 0; });
-  std::string vectorize = plan.convRows ? "" : llvm::formatv(R"mlir(
+  size_t loops = llvm::count_if(plan.tiles, [](int64_t t) { return t; });
+  std::string vectorize;
+  if (!plan.convRows)
+    vectorize = llvm::formatv(R"mlir(
     %windows1d{0} = transform.structured.decompose %rows{0}
         : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %windows1d{0} : !transform.any_op
-)mlir", index).str();
+)mlir",
+                              index)
+                    .str();
   return llvm::formatv(
              R"mlir(
     %window{0} = transform.structured.match ops{{["{1}"]}
@@ -431,9 +443,7 @@ static std::string windowSchedule(size_t index, linalg::LinalgOp op,
         : (!transform.any_op) -> (!transform.any_op{7})
 {8})mlir",
              index, op->getName().getStringRef(), kScheduleAttr,
-             sizes(plan.tiles), split, images, loops,
-             llvm::join(SmallVector<std::string>(loops, ", !transform.any_op"),
-                        ""),
+             sizes(plan.tiles), split, images, loops, loopHandleTypes(loops),
              vectorize)
       .str();
 }
@@ -490,37 +500,67 @@ static void versionOnBatchSize(ModuleOp module, int64_t threads) {
 }
 
 /// For the elementwise linalg.generic marked with kScheduleAttr = `index`
-/// (all loops parallel, the innermost static): every loop but the innermost
-/// tiled by 1, the innermost by up to 64 elements (a few vector registers),
-/// which becomes vectors. Small vectors keep the code small: LLVM's time
-/// grows with the code it gets. Returns none for ops it does not handle.
+/// (all loops parallel, the innermost static; operands read element for
+/// element or broadcast): every loop but the innermost tiled by 1, the
+/// innermost by up to 64 elements (a few vector registers), which becomes
+/// vectors. Small vectors keep the code small: LLVM's time grows with the
+/// code it gets. A static op of kMinThreadedElements or more is first split
+/// along its outermost loop across `threads` threads. Returns none for ops
+/// it does not handle.
 static std::optional<std::string> elementwiseSchedule(size_t index,
-                                                      linalg::GenericOp op) {
+                                                      linalg::GenericOp op,
+                                                      int64_t threads) {
   auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
   if (!op.hasPureTensorSemantics() || op.getNumResults() != 1 ||
       !linalg::isElementwise(linalgOp) ||
-      !linalgOp.hasOnlyProjectedPermutations())
+      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+      }))
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty() || ShapedType::isDynamic(ranges.back()))
     return std::nullopt;
   int64_t width = rowVectorWidth(ranges.back());
-  if (!width)
+  bool threaded = threads > 1 && ranges.size() > 1 &&
+                  ranges.front() >= threads &&
+                  llvm::none_of(ranges, ShapedType::isDynamic) &&
+                  llvm::product_of(ranges) >= kMinThreadedElements;
+  // Operands read through a unit dimension (per-channel constants of shape
+  // Cx1x1), once vectorized, are read element by element into each row:
+  // measured 20x slower on a batch norm than the loops LLVM vectorizes. Such
+  // ops are only split across threads.
+  bool vectorize = width && linalgOp.hasOnlyProjectedPermutations();
+  if (!vectorize && !threaded)
     return std::nullopt;
+  std::string split, rows = "%ew";
+  if (threaded) {
+    SmallVector<int64_t> threadCounts(ranges.size(), 0);
+    threadCounts.front() = threads;
+    split = llvm::formatv(R"mlir(
+    %ewparts{0}, %ewforall{0} = transform.structured.tile_using_forall %ew{0}
+        num_threads [{1}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+)mlir",
+                          index, sizes(threadCounts))
+                .str();
+    rows = "%ewparts";
+  }
+  std::string vectorizeRows;
   SmallVector<int64_t> tiles(ranges.size(), 1);
   tiles.back() = width;
-  return llvm::formatv(
-             R"mlir(
-    %ew{0} = transform.structured.match ops{{["linalg.generic"]}
-        attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
-    %rows{0}, %el{0}:{2} = transform.structured.tile_using_for %ew{0} tile_sizes [{3}]
+  if (vectorize)
+    vectorizeRows = llvm::formatv(R"mlir(
+    %rows{0}, %el{0}:{1} = transform.structured.tile_using_for {2}{0} tile_sizes [{3}]
         : (!transform.any_op) -> (!transform.any_op{4})
     transform.structured.vectorize %rows{0} : !transform.any_op
 )mlir",
-             index, kScheduleAttr, ranges.size(), sizes(tiles),
-             llvm::join(SmallVector<std::string>(ranges.size(),
-                                                 ", !transform.any_op"),
-                        ""))
+                                  index, ranges.size(), rows, sizes(tiles),
+                                  loopHandleTypes(ranges.size()))
+                        .str();
+  return llvm::formatv(R"mlir(
+    %ew{0} = transform.structured.match ops{{["linalg.generic"]}
+        attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
+{2}{3})mlir",
+                       index, kScheduleAttr, split, vectorizeRows)
       .str();
 }
 
@@ -651,7 +691,8 @@ public:
         mark(op, windowSchedule(blocks.size(), op, *plan,
                                 threaded ? threadCount : 1));
       } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
-        if (auto block = elementwiseSchedule(blocks.size(), generic))
+        if (auto block =
+                elementwiseSchedule(blocks.size(), generic, threadCount))
           mark(op, *block);
       }
     });

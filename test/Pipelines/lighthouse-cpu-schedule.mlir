@@ -183,6 +183,52 @@ func.func @long_rows(%x: tensor<4x192xf32>, %y: tensor<4x100xf32>) -> (tensor<4x
   return %rx, %ry : tensor<4x192xf32>, tensor<4x100xf32>
 }
 
+// An elementwise op of 512K elements or more is split across the threads by
+// its outermost loop, then vectorized by rows; one reading a per-channel
+// constant through unit dimensions (Cx1x1) is only split, its loops left to
+// LLVM; below 512K elements, such an op is left alone.
+// CHECK-LABEL: func.func @large_elementwise
+// CHECK:         scf.forall (%{{.*}}) in (2)
+// CHECK:           scf.for {{.*}} to %c16 step %c1
+// CHECK:             math.exp {{.*}} : vector<1x1x1x64xf32>
+// CHECK:         scf.forall (%{{.*}}) in (2)
+// CHECK-NOT:       vector.
+// CHECK:           linalg.generic
+// CHECK-SAME:        ins(%extracted_slice{{.*}}, %arg1 : tensor<4x16x64x64xf32>, tensor<16x1x1xf32>)
+// CHECK:         scf.forall.in_parallel
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%arg2, %arg1 : tensor<4x16x64x64xf32>, tensor<16x1x1xf32>)
+// CHECK:         return
+// SMALL-LABEL: func.func @large_elementwise
+// SMALL-NOT:     scf.forall
+// SMALL:         return
+#image = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#per_channel = affine_map<(n, c, h, w) -> (c, 0, 0)>
+func.func @large_elementwise(%x: tensor<8x16x64x64xf32>, %bias: tensor<16x1x1xf32>, %small: tensor<4x16x64x64xf32>)
+    -> (tensor<8x16x64x64xf32>, tensor<8x16x64x64xf32>, tensor<4x16x64x64xf32>) {
+  %e = tensor.empty() : tensor<8x16x64x64xf32>
+  %exp = linalg.generic {indexing_maps = [#image, #image], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<8x16x64x64xf32>) outs(%e : tensor<8x16x64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x64x64xf32>
+  %biased = linalg.generic {indexing_maps = [#image, #per_channel, #image], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %bias : tensor<8x16x64x64xf32>, tensor<16x1x1xf32>) outs(%e : tensor<8x16x64x64xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %r = arith.addf %v, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x64x64xf32>
+  %es = tensor.empty() : tensor<4x16x64x64xf32>
+  %small_biased = linalg.generic {indexing_maps = [#image, #per_channel, #image], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%small, %bias : tensor<4x16x64x64xf32>, tensor<16x1x1xf32>) outs(%es : tensor<4x16x64x64xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %r = arith.addf %v, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16x64x64xf32>
+  return %exp, %biased, %small_biased : tensor<8x16x64x64xf32>, tensor<8x16x64x64xf32>, tensor<4x16x64x64xf32>
+}
+
 // A small matmul stays on one thread: waking another costs more than it saves.
 // CHECK-LABEL: func.func @small
 // CHECK-NOT:     scf.forall

@@ -394,6 +394,9 @@ OPS = {
                      (torch.randn(2, 16, 7, 7), torch.randn(32, 16, 1, 1))),
     "conv-strided": (lambda x, w: F.conv2d(x, w, stride=2, padding=1),
                      (torch.randn(2, 3, 16, 16), torch.randn(8, 3, 3, 3))),
+    # 512K elements: split across threads by the fast pipeline.
+    "large-elementwise": (lambda x, b: torch.relu(x * 0.5 + b[:, None, None]),
+                          (torch.randn(8, 16, 64, 64), torch.randn(16))),
 }
 
 

@@ -52,6 +52,9 @@ void registerContiguousInnermostLoopPass();
 /// Registers the `lighthouse-flatten-batch-matmuls` pass.
 void registerFlattenBatchMatmulsPass();
 
+/// Registers the `lighthouse-fuse-elementwise` pass.
+void registerFuseElementwisePass();
+
 /// Registers the `lighthouse-fold-constant-transposes` pass.
 void registerFoldConstantTransposesPass();
 
@@ -66,7 +69,8 @@ void registerLowerRuntimeChecksPass();
 
 /// Registers lighthouse's pipelines and passes: `lighthouse-cpu`,
 /// `lighthouse-cpu-fast`, `lighthouse-cpu-schedule`,
-/// `lighthouse-contiguous-innermost-loop`, `lighthouse-flatten-batch-matmuls`, `lighthouse-fold-constant-transposes`,
+/// `lighthouse-contiguous-innermost-loop`, `lighthouse-flatten-batch-matmuls`,
+/// `lighthouse-fold-constant-transposes`, `lighthouse-fuse-elementwise`,
 /// `lighthouse-read-only-arguments`, `lighthouse-lower-runtime-checks`,
 /// `lighthouse-strided-copies-to-loops`.
 void registerPipelines();

@@ -1,0 +1,87 @@
+// RUN: lh-opt %s --lighthouse-fuse-elementwise --split-input-file | FileCheck %s
+
+// An inference batch norm and its ReLU, four ops over the image, become one:
+// the per-channel constants stay operands, read through their broadcast.
+// CHECK-LABEL: func.func @batch_norm_relu(
+// CHECK-SAME:    %[[X:.*]]: tensor<4x8x16x16xf32>, %[[MEAN:.*]]: tensor<8x1x1xf32>, %[[SCALE:.*]]: tensor<8x1x1xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[X]], %[[MEAN]], %[[SCALE]] : tensor<4x8x16x16xf32>, tensor<8x1x1xf32>, tensor<8x1x1xf32>)
+// CHECK:           arith.subf
+// CHECK:           arith.mulf
+// CHECK:           arith.maximumf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[R]]
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#channel = affine_map<(n, c, h, w) -> (c, 0, 0)>
+func.func @batch_norm_relu(%x: tensor<4x8x16x16xf32>, %mean: tensor<8x1x1xf32>, %scale: tensor<8x1x1xf32>) -> tensor<4x8x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8x16x16xf32>
+  %centered = linalg.generic {indexing_maps = [#id, #channel, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %mean : tensor<4x8x16x16xf32>, tensor<8x1x1xf32>) outs(%e : tensor<4x8x16x16xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %d = arith.subf %v, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<4x8x16x16xf32>
+  %scaled = linalg.generic {indexing_maps = [#id, #channel, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%centered, %scale : tensor<4x8x16x16xf32>, tensor<8x1x1xf32>) outs(%e : tensor<4x8x16x16xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %p = arith.mulf %v, %s : f32
+    linalg.yield %p : f32
+  } -> tensor<4x8x16x16xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%scaled : tensor<4x8x16x16xf32>) outs(%e : tensor<4x8x16x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8x16x16xf32>
+  return %relu : tensor<4x8x16x16xf32>
+}
+
+// -----
+
+// Left apart: a result with two users (it would be computed twice), one read
+// through a broadcast (once per element instead of once per row), and an
+// elementwise op feeding a reduction.
+// CHECK-LABEL: func.func @left_apart(
+// CHECK:         %[[EXP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x32xf32>)
+// CHECK:           math.exp
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[EXP]] : tensor<4x32xf32>)
+// CHECK:         %[[INVERSE:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<4xf32>)
+// CHECK:           arith.divf
+// CHECK:         linalg.generic {{.*}} ins(%[[EXP]], %[[INVERSE]] : tensor<4x32xf32>, tensor<4xf32>)
+// CHECK:           arith.mulf
+#rows = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+#vec = affine_map<(i) -> (i)>
+func.func @left_apart(%x: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4x32xf32>
+  %exp = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x32xf32>) outs(%e : tensor<4x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4x32xf32>
+  %e4 = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e4 : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<4x32xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %inverse = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]}
+      ins(%sum : tensor<4xf32>) outs(%e4 : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.divf %one, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %softmax = linalg.generic {indexing_maps = [#rows, #row, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %inverse : tensor<4x32xf32>, tensor<4xf32>) outs(%e : tensor<4x32xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %r = arith.mulf %v, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<4x32xf32>
+  return %softmax : tensor<4x32xf32>
+}
