@@ -7,17 +7,21 @@
 // of N; large matmuls are split across threads. A chain of elementwise ops
 // consuming a matmul's result (bias, activation) is computed per block of C,
 // inside the matmul's loops, while the block is in cache. 2-D NCHW
-// convolutions and poolings are tiled into single output rows, decomposed
-// into 1-D windows and vectorized along the row, their images split across
-// threads when the batch is large; elementwise generics are vectorized along
-// their innermost dimension. The schedule is a transform-dialect script built
-// per module, so each op gets tile sizes that fit its shape.
+// convolutions with unit stride along the rows are tiled into blocks of
+// channels by pixels of one output row for the register kernel of
+// ConvRows.h; other convolutions and poolings into single output rows,
+// decomposed into 1-D windows and vectorized along the row; the images of
+// either are split across threads when the batch is large. Elementwise
+// generics are vectorized along their innermost dimension, and split across
+// threads when large. The schedule is a transform-dialect script built per
+// module, so each op gets tile sizes that fit its shape.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lighthouse/Pipelines/Pipelines.h"
 
 #include "ConvRows.h"
+#include "Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -123,20 +127,6 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
     tiles.registers.push_back(registers);
   }
   return tiles;
-}
-
-/// Whether `op` must be left to loops rather than vectorized:
-/// - on i1: vectors of i1 are bit-packed in memory, buffers of i1 hold a byte
-///   each;
-/// - with math.fpowi in its body: on vectors it lowers to llvm.intr.powi with
-///   a vector exponent, which LLVM's powi does not take.
-static bool staysScalar(Operation *op) {
-  if (llvm::any_of(op->getOperandTypes(), [](Type type) {
-        return getElementTypeOrSelf(type).isInteger(1);
-      }))
-    return true;
-  return op->walk([](math::FPowIOp) { return WalkResult::interrupt(); })
-      .wasInterrupted();
 }
 
 /// Whether `generic`, reading `use` (a matmul's result, or the previous
@@ -351,7 +341,7 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
 }
 
 /// Whether `op` is a 2-D convolution or pooling in NCHW layout, which the
-/// schedule tiles into output rows of 1-D windows.
+/// schedule tiles as windowPlan says.
 static bool isWindowOp(Operation *op) {
   return isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
              linalg::PoolingNchwSumOp>(op);
@@ -505,24 +495,24 @@ static void versionOnBatchSize(ModuleOp module, int64_t threads) {
 /// innermost by up to 64 elements (a few vector registers), which becomes
 /// vectors. Small vectors keep the code small: LLVM's time grows with the
 /// code it gets. A static op of kMinThreadedElements or more is first split
-/// along its outermost loop across `threads` threads. Returns none for ops
-/// it does not handle.
+/// across `threads` threads along its outermost loop of `threads` iterations
+/// or more. Returns none for ops it does not handle.
 static std::optional<std::string> elementwiseSchedule(size_t index,
                                                       linalg::GenericOp op,
                                                       int64_t threads) {
   auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
   if (!op.hasPureTensorSemantics() || op.getNumResults() != 1 ||
-      !linalg::isElementwise(linalgOp) ||
-      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
-        return map.isProjectedPermutation(/*allowZeroInResults=*/true);
-      }))
+      !linalg::isElementwise(linalgOp))
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty() || ShapedType::isDynamic(ranges.back()))
     return std::nullopt;
   int64_t width = rowVectorWidth(ranges.back());
-  bool threaded = threads > 1 && ranges.size() > 1 &&
-                  ranges.front() >= threads &&
+  // The loop split across threads: the outermost with an iteration for
+  // each (not the batch, at batch 1), but the innermost, which is vectorized.
+  auto splitLoop = llvm::find_if(ArrayRef(ranges).drop_back(),
+                                 [&](int64_t range) { return range >= threads; });
+  bool threaded = threads > 1 && splitLoop != ranges.end() - 1 &&
                   llvm::none_of(ranges, ShapedType::isDynamic) &&
                   llvm::product_of(ranges) >= kMinThreadedElements;
   // Operands read through a unit dimension (per-channel constants of shape
@@ -535,7 +525,7 @@ static std::optional<std::string> elementwiseSchedule(size_t index,
   std::string split, rows = "%ew";
   if (threaded) {
     SmallVector<int64_t> threadCounts(ranges.size(), 0);
-    threadCounts.front() = threads;
+    threadCounts[splitLoop - ranges.begin()] = threads;
     split = llvm::formatv(R"mlir(
     %ewparts{0}, %ewforall{0} = transform.structured.tile_using_forall %ew{0}
         num_threads [{1}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -625,8 +615,9 @@ public:
   StringRef getDescription() const override {
     return "Tile and vectorize linalg ops on tensors for CPUs: matmuls for "
            "the cache, the registers and threads, with their elementwise "
-           "consumers; NCHW convolutions and poolings as 1-D windows, split "
-           "across threads by images; elementwise generics";
+           "consumers; NCHW convolutions in register blocks of channels by "
+           "pixels, or with poolings as 1-D windows, split across threads by "
+           "images; elementwise generics, split across threads when large";
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
@@ -742,9 +733,9 @@ private:
       llvm::cl::list_init<int64_t>({8, 32, 8})};
   Option<int64_t> threads{
       *this, "threads",
-      llvm::cl::desc("Threads that split the rows of large matmuls and the "
-                     "images of large convolutions (0: one per hardware "
-                     "thread; 1: no scf.forall)"),
+      llvm::cl::desc("Threads that split the rows of large matmuls, the "
+                     "images of large convolutions and large elementwise "
+                     "ops (0: one per hardware thread; 1: no scf.forall)"),
       llvm::cl::init(0)};
   Option<bool> fuseConsumers{
       *this, "fuse-consumers",

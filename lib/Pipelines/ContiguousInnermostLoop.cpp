@@ -65,7 +65,8 @@ static std::optional<unsigned> contiguousParallelLoop(linalg::LinalgOp op) {
   if (outputMap.getNumResults() == 0)
     return std::nullopt;
   auto lastDim = dyn_cast<AffineDimExpr>(outputMap.getResults().back());
-  if (!lastDim)
+  if (!lastDim || !linalg::isParallelIterator(
+                      op.getIteratorTypesArray()[lastDim.getPosition()]))
     return std::nullopt;
   unsigned dim = lastDim.getPosition();
   for (OpOperand &operand : op->getOpOperands()) {

@@ -12,11 +12,17 @@ using namespace mlir;
 
 namespace lighthouse {
 
-/// Floats of accumulators in one block: 8 AVX-512 or 16 AVX2 registers,
-/// leaving registers for the input row and the broadcast weights.
-constexpr int64_t kConvRowAccumulators = 128;
-/// Pixels of a block: one AVX-512 register of floats.
-constexpr int64_t kConvRowPixels = 16;
+/// Floats in a vector register: the schedule's register tiles, the
+/// matmul's as these, are sized for AVX-512.
+constexpr int64_t kFloatsPerRegister = 16;
+/// Registers of accumulators in one block: a quarter of AVX-512's, leaving
+/// registers for the input row and the broadcast weights.
+constexpr int64_t kAccumulatorRegisters = 8;
+/// Pixels of a block: up to one register.
+constexpr int64_t kConvRowPixels = kFloatsPerRegister;
+/// Rows narrower than this are vectorized along the channels instead (the
+/// 1-D windows), as a vector of a few pixels would leave most lanes idle.
+constexpr int64_t kMinConvRowPixels = 4;
 /// The most window columns the kernel unrolls.
 constexpr int64_t kMaxWindowColumns = 11;
 
@@ -56,10 +62,12 @@ std::optional<ConvRowTile> convRowTile(linalg::Conv2DNchwFchwOp conv) {
                        : largestDivisorAtMost(width, kConvRowPixels);
   // A row of few pixels that does not divide (a prime width) would make
   // many narrow vectors.
-  if (pixels < kConvRowPixels / 2 && pixels != width)
+  if (pixels < kMinConvRowPixels ||
+      (pixels < kConvRowPixels / 2 && pixels != width))
     return std::nullopt;
-  int64_t channels = largestDivisorAtMost(outputType.getDimSize(1),
-                                          kConvRowAccumulators / pixels);
+  int64_t registersPerRow = llvm::divideCeil(pixels, kFloatsPerRegister);
+  int64_t channels = largestDivisorAtMost(
+      outputType.getDimSize(1), kAccumulatorRegisters / registersPerRow);
   return ConvRowTile{channels, pixels};
 }
 

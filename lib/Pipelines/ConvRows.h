@@ -25,9 +25,11 @@ struct ConvRowTile {
 };
 
 /// The block of `conv` for the register kernel, or none when the kernel does
-/// not apply: f32 on tensors, static shapes but for the batch, unit stride
-/// along the rows, and channel and row sizes that divide into blocks of at
-/// most kConvRowAccumulators floats.
+/// not apply. It takes f32 on tensors, static shapes but for the batch, unit
+/// stride along the rows, windows up to 11 columns wide, and output rows of
+/// 4 to 16 pixels or wider ones that divide into blocks of 8 to 16; a block
+/// holds as many channels as divide the output's and fit 8 AVX-512
+/// registers of sums.
 std::optional<ConvRowTile> convRowTile(mlir::linalg::Conv2DNchwFchwOp conv);
 
 /// Rewrites `conv`, one block (output 1 x F x 1 x W), into vector code:

@@ -7,14 +7,18 @@
 // elementwise generic into the elementwise generic that is its only user,
 // so the chain reads and writes the activation once. Producers read through
 // a broadcast (per-channel constants) are not merged: their values would be
-// recomputed for every element.
+// recomputed for every element; nor are ops that the fast pipeline leaves to
+// loops with ops it vectorizes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lighthouse/Pipelines/Pipelines.h"
 
+#include "Vectorizable.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -29,6 +33,47 @@ static bool isElementwiseGeneric(Operation *op) {
   return generic && generic.hasPureTensorSemantics() &&
          linalg::isElementwise(cast<linalg::LinalgOp>(op));
 }
+
+/// Whether the fast pipeline leaves `op` to loops: staysScalar, or a gather
+/// (tensor.extract in its body), which the vectorizer may turn down. Such an
+/// op and one the pipeline vectorizes are kept apart, so that the merged op
+/// does not leave both to loops.
+static bool leftToLoops(Operation *op) {
+  return staysScalar(op) ||
+         op->walk([](tensor::ExtractOp) { return WalkResult::interrupt(); })
+             .wasInterrupted();
+}
+
+/// Merges into an elementwise generic the elementwise generic that produces
+/// one of its operands, read element for element, when it has no other user.
+struct MergeProducerIntoConsumer : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (!isElementwiseGeneric(consumer))
+      return failure();
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      Operation *producer = operand.get().getDefiningOp();
+      if (!producer || !producer->hasOneUse() ||
+          !isElementwiseGeneric(producer) ||
+          !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
+          leftToLoops(producer) != leftToLoops(consumer) ||
+          !linalg::areElementwiseOpsFusable(&operand))
+        continue;
+      FailureOr<linalg::ElementwiseOpFusionResult> merged =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(merged))
+        continue;
+      for (auto [original, replacement] : merged->replacements)
+        rewriter.replaceAllUsesWith(original, replacement);
+      rewriter.eraseOp(consumer);
+      rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+};
 
 class FuseElementwisePass
     : public PassWrapper<FuseElementwisePass, OperationPass<ModuleOp>> {
@@ -50,15 +95,7 @@ public:
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *operand) {
-          Operation *producer = operand->get().getDefiningOp();
-          auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
-          return producer && producer->hasOneUse() &&
-                 isElementwiseGeneric(producer) &&
-                 isElementwiseGeneric(consumer) &&
-                 consumer.getMatchingIndexingMap(operand).isPermutation();
-        });
+    patterns.add<MergeProducerIntoConsumer>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -102,25 +102,37 @@ func.func @conv_static_batch(%x: tensor<256x3x10x10xf32>, %w: tensor<8x3x3x3xf32
   return %c : tensor<256x8x8x8xf32>
 }
 
-// Dilated: blocks of 10 of the 20 channels by 12 of the 36 pixels (the
-// largest that divide and fit 128 floats of sums); the image is read from
+// Dilated: blocks of 5 of the 20 channels by 12 of the 36 pixels (the
+// largest that divide, and fit 8 registers of sums); the image is read from
 // rows 2 * kh, and the window's columns 0, 1, 2 start at pixels 0, 2, 4.
 // DILATED-LABEL: func.func @conv_dilated
-// DILATED:         scf.for {{.*}} to %c20 step %c10
+// DILATED:         scf.for {{.*}} to %c20 step %c5
 // DILATED:           scf.for {{.*}} to %c8 step %c1
 // DILATED:             scf.for {{.*}} to %c36 step %c12
-// DILATED-COUNT-10:      vector.transfer_read {{.*}} : tensor<1x10x1x12xf32>, vector<12xf32>
+// DILATED-COUNT-5:       vector.transfer_read {{.*}} : tensor<1x5x1x12xf32>, vector<12xf32>
+// DILATED-NOT:           vector.transfer_read {{.*}} : tensor<1x5x1x12xf32>
 // DILATED:               scf.for %[[C:.*]] = %{{.*}} to %c4
 // DILATED:                 scf.for %[[KH:.*]] = %{{.*}} to %c3
 // DILATED:                   %[[ROW:.*]] = arith.muli %[[KH]], %[[TWO:.*]] : index
 // DILATED:                   vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[ROW]], %[[COLUMN0:.*]]], {{.*}} : tensor<1x4x5x16xf32>, vector<12xf32>
-// DILATED:                   tensor.extract %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %[[COLUMN0]]] : tensor<10x4x3x3xf32>
+// DILATED:                   tensor.extract %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %[[COLUMN0]]] : tensor<5x4x3x3xf32>
 // DILATED:                   vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[ROW]], %[[TWO]]], {{.*}} : tensor<1x4x5x16xf32>, vector<12xf32>
-// DILATED:                   tensor.extract %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %[[ONE:.*]]] : tensor<10x4x3x3xf32>
+// DILATED:                   tensor.extract %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %[[ONE:.*]]] : tensor<5x4x3x3xf32>
 func.func @conv_dilated(%x: tensor<1x4x12x40xf32>, %w: tensor<20x4x3x3xf32>, %init: tensor<1x20x8x36xf32>) -> tensor<1x20x8x36xf32> {
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
        ins(%x, %w : tensor<1x4x12x40xf32>, tensor<20x4x3x3xf32>) outs(%init : tensor<1x20x8x36xf32>) -> tensor<1x20x8x36xf32>
   return %c : tensor<1x20x8x36xf32>
+}
+
+// Output rows of 2 pixels are vectorized along the channels, as 1-D windows.
+// CHECK-LABEL: func.func @conv_narrow_rows
+// CHECK:         vector.transpose
+// CHECK:         vector.fma {{.*}} : vector<16xf32>
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+func.func @conv_narrow_rows(%x: tensor<2x8x6x4xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<2x16x4x2xf32>) -> tensor<2x16x4x2xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %w : tensor<2x8x6x4xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<2x16x4x2xf32>) -> tensor<2x16x4x2xf32>
+  return %c : tensor<2x16x4x2xf32>
 }
 
 // Strided along the row, the image's pixels are not adjacent: the output row

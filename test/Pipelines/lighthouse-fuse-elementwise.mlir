@@ -1,7 +1,8 @@
 // RUN: lh-opt %s --lighthouse-fuse-elementwise --split-input-file | FileCheck %s
 
-// An inference batch norm and its ReLU, four ops over the image, become one:
-// the per-channel constants stay operands, read through their broadcast.
+// A centering, a scaling and a ReLU, three passes over the image, become
+// one; the per-channel constants stay operands, read through their
+// broadcast.
 // CHECK-LABEL: func.func @batch_norm_relu(
 // CHECK-SAME:    %[[X:.*]]: tensor<4x8x16x16xf32>, %[[MEAN:.*]]: tensor<8x1x1xf32>, %[[SCALE:.*]]: tensor<8x1x1xf32>)
 // CHECK:         %[[R:.*]] = linalg.generic
@@ -84,4 +85,72 @@ func.func @left_apart(%x: tensor<4x32xf32>) -> tensor<4x32xf32> {
     linalg.yield %r : f32
   } -> tensor<4x32xf32>
   return %softmax : tensor<4x32xf32>
+}
+
+// -----
+
+// Kept apart: an op the fast pipeline leaves to loops (a gather, math.fpowi)
+// and one it vectorizes, so that the latter is still vectorized. Two ops
+// on i1 merge: the i1 value between them goes away.
+// CHECK-LABEL: func.func @loops_and_vectors(
+// CHECK:         %[[FLIPPED:.*]] = linalg.generic
+// CHECK:           tensor.extract
+// CHECK:         linalg.generic {{.*}} ins(%[[FLIPPED]] : tensor<4x32xf32>)
+// CHECK:           math.exp
+// CHECK:         %[[SQUARED:.*]] = linalg.generic
+// CHECK:           math.fpowi
+// CHECK:         linalg.generic {{.*}} ins(%[[SQUARED]] : tensor<4x32xf32>)
+// CHECK:           math.exp
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<4x32xf32>)
+// CHECK:           arith.cmpf
+// CHECK:           arith.select
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+#rows = affine_map<(i, j) -> (i, j)>
+func.func @loops_and_vectors(%x: tensor<4x32xf32>) -> (tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xf32>) {
+  %c31 = arith.constant 31 : index
+  %two = arith.constant 2 : i32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x32xf32>
+  %flipped = linalg.generic {indexing_maps = [#rows], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<4x32xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = arith.subi %c31, %j : index
+    %v = tensor.extract %x[%i, %k] : tensor<4x32xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x32xf32>
+  %exp1 = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%flipped : tensor<4x32xf32>) outs(%e : tensor<4x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4x32xf32>
+  %squared = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x32xf32>) outs(%e : tensor<4x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.fpowi %v, %two : f32, i32
+    linalg.yield %r : f32
+  } -> tensor<4x32xf32>
+  %exp2 = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%squared : tensor<4x32xf32>) outs(%e : tensor<4x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4x32xf32>
+  %eb = tensor.empty() : tensor<4x32xi1>
+  %positive = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x32xf32>) outs(%eb : tensor<4x32xi1>) {
+  ^bb0(%v: f32, %o: i1):
+    %r = arith.cmpf ogt, %v, %zero : f32
+    linalg.yield %r : i1
+  } -> tensor<4x32xi1>
+  %relu = linalg.generic {indexing_maps = [#rows, #rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%positive, %x : tensor<4x32xi1>, tensor<4x32xf32>) outs(%e : tensor<4x32xf32>) {
+  ^bb0(%p: i1, %v: f32, %o: f32):
+    %r = arith.select %p, %v, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x32xf32>
+  return %exp1, %exp2, %relu : tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xf32>
 }

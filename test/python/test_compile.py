@@ -392,6 +392,8 @@ OPS = {
                             torch.randn(10))),
     "conv-1x1-7x7": (lambda x, w: F.conv2d(x, w),
                      (torch.randn(2, 16, 7, 7), torch.randn(32, 16, 1, 1))),
+    "conv-narrow-rows": (lambda x, w: F.conv2d(x, w),
+                         (torch.randn(2, 8, 6, 4), torch.randn(16, 8, 3, 3))),
     "conv-strided": (lambda x, w: F.conv2d(x, w, stride=2, padding=1),
                      (torch.randn(2, 3, 16, 16), torch.randn(8, 3, 3, 3))),
     # 512K elements: split across threads by the fast pipeline.
