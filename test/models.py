@@ -73,6 +73,56 @@ if torch is not None:
             x = x + attended
             return x + self.mlp(self.norm2(x))
 
+    class BasicBlock(torch.nn.Module):
+        """A ResNet basic block: two 3x3 convolutions with batch norm, and a
+        1x1 strided projection of the input when the shape changes."""
+
+        def __init__(self, inputs, outputs, stride=1):
+            super().__init__()
+            self.conv1 = torch.nn.Conv2d(inputs, outputs, 3, stride, 1, bias=False)
+            self.bn1 = torch.nn.BatchNorm2d(outputs)
+            self.conv2 = torch.nn.Conv2d(outputs, outputs, 3, 1, 1, bias=False)
+            self.bn2 = torch.nn.BatchNorm2d(outputs)
+            self.shortcut = torch.nn.Identity()
+            if stride != 1 or inputs != outputs:
+                self.shortcut = torch.nn.Sequential(
+                    torch.nn.Conv2d(inputs, outputs, 1, stride, bias=False),
+                    torch.nn.BatchNorm2d(outputs))
+
+        def forward(self, x):
+            y = torch.relu(self.bn1(self.conv1(x)))
+            return torch.relu(self.bn2(self.conv2(y)) + self.shortcut(x))
+
+    class SmallResNet(torch.nn.Module):
+        """A ResNet-18 layout at a small width: stem, max pooling, a block at
+        each of two widths, global average pooling and a classifier."""
+
+        def __init__(self, width=16, classes=10):
+            super().__init__()
+            self.stem = torch.nn.Sequential(
+                torch.nn.Conv2d(3, width, 3, 1, 1, bias=False), torch.nn.BatchNorm2d(width),
+                torch.nn.ReLU(), torch.nn.MaxPool2d(3, 2, 1))
+            self.blocks = torch.nn.Sequential(BasicBlock(width, width),
+                                              BasicBlock(width, 2 * width, stride=2))
+            self.head = torch.nn.Linear(2 * width, classes)
+
+        def forward(self, x):
+            y = self.blocks(self.stem(x))
+            return self.head(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(y, 1), 1))
+
+    def larger_torch_models():
+        """(name, module, example inputs, dynamic shapes) of models larger than
+        the test models, in layouts real networks use."""
+        generator = torch.Generator().manual_seed(2)
+        encoder = torch.nn.TransformerEncoderLayer(64, 4, dim_feedforward=128, dropout=0.0,
+                                                   batch_first=True)
+        return [
+            ("resnet", seeded(SmallResNet()), (torch.randn(2, 3, 32, 32, generator=generator),),
+             None),
+            ("encoder_layer", seeded(encoder), (torch.randn(2, 16, 64, generator=generator),),
+             None),
+        ]
+
     def torch_models():
         """(name, module, example inputs, dynamic shapes) of each test model."""
         generator = torch.Generator().manual_seed(1)
