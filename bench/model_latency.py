@@ -1,11 +1,15 @@
-"""Latency of the test MLP and CNN, batch 1 to 64: lighthouse's compiled code
-vs eager PyTorch vs onnxruntime, on the same inputs, in one run.
+"""Latency of the test MLP and CNN, batch 1 to 64, and of the larger test
+models (a small ResNet, a transformer encoder layer) at their example inputs:
+lighthouse's compiled code vs eager PyTorch vs onnxruntime, on the same
+inputs, in one run.
 
     .venv/bin/python bench/model_latency.py [--pipeline default] [--rounds 15] [--calls 20]
 """
 
 import argparse
-import io
+import contextlib
+import os
+import sys
 
 import _common
 import models
@@ -64,6 +68,51 @@ def main():
             lighthouse_s, torch_s, ort_s = seconds.values()
             print(f"  {size:5d} {lighthouse_s * 1e6:11.1f} {torch_s * 1e6:9.1f} "
                   f"{ort_s * 1e6:9.1f} {torch_s / lighthouse_s:9.2f} {ort_s / lighthouse_s:7.2f}")
+    larger_models(args)
+
+
+@contextlib.contextmanager
+def output_silenced():
+    """Standard output, the file descriptor, to /dev/null (C++ prints too)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def larger_models(args):
+    import onnxruntime
+
+    print("\nlarger models, at their example inputs: median latency in microseconds")
+    print(f"  {'model':14} {'lighthouse':>11} {'torch':>9} {'onnxrt':>9} "
+          f"{'torch/lh':>9} {'ort/lh':>7}")
+    for name, module, inputs, _ in models.larger_torch_models():
+        compiled = lighthouse.compile(module, inputs, pipeline=args.pipeline)
+        arrays = [i.numpy() for i in inputs]
+        np.testing.assert_allclose(compiled(*arrays), module(*inputs).numpy(), rtol=1e-4,
+                                   atol=1e-4)
+        runners = {"lighthouse": lambda: compiled(*arrays), "torch": lambda: module(*inputs)}
+        try:
+            with output_silenced():  # The exporter prints its graph when it fails.
+                data = models.exported_onnx(module, inputs)
+            session = onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"])
+            runners["onnxrt"] = lambda: session.run(None, {"input0": arrays[0]})
+            unsupported = None
+        except torch.onnx.errors.UnsupportedOperatorError as error:
+            unsupported = str(error).split("'")[1]
+        seconds = _common.interleaved_seconds(runners, rounds=args.rounds, calls=args.calls)
+        lighthouse_s, torch_s = seconds["lighthouse"], seconds["torch"]
+        if unsupported:
+            ort = f"{'-':>9} {torch_s / lighthouse_s:9.2f} {'-':>7}  (no ONNX export of {unsupported})"
+        else:
+            ort = (f"{seconds['onnxrt'] * 1e6:9.1f} {torch_s / lighthouse_s:9.2f} "
+                   f"{seconds['onnxrt'] / lighthouse_s:7.2f}")
+        print(f"  {name:14} {lighthouse_s * 1e6:11.1f} {torch_s * 1e6:9.1f} {ort}")
 
 
 if __name__ == "__main__":

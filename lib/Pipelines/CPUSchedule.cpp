@@ -7,8 +7,8 @@
 // of N; large matmuls are split across threads. A chain of elementwise ops
 // consuming a matmul's result (bias, activation) is computed per block of C,
 // inside the matmul's loops, while the block is in cache. 2-D NCHW
-// convolutions with unit stride along the rows are tiled into blocks of
-// channels by pixels of one output row for the register kernel of
+// convolutions with a stride of 1 or 2 along the rows are tiled into blocks
+// of channels by pixels of one output row for the register kernel of
 // ConvRows.h; other convolutions and poolings into single output rows,
 // decomposed into 1-D windows and vectorized along the row; the images of
 // either are split across threads when the batch is large. Elementwise

@@ -25,6 +25,9 @@ constexpr int64_t kConvRowPixels = kFloatsPerRegister;
 constexpr int64_t kMinConvRowPixels = 4;
 /// The most window columns the kernel unrolls.
 constexpr int64_t kMaxWindowColumns = 11;
+/// The largest stride along the rows: a block's pixels are read as one span
+/// of the image row, (pixels - 1) * stride + 1 wide, then picked out of it.
+constexpr int64_t kMaxRowStride = 2;
 
 static int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
   for (int64_t d = std::min(n, bound); d > 1; --d)
@@ -53,7 +56,7 @@ std::optional<ConvRowTile> convRowTile(linalg::Conv2DNchwFchwOp conv) {
   if (!staticButBatch(image) || !staticButBatch(output) ||
       !filterType.hasStaticShape() ||
       filterType.getDimSize(3) > kMaxWindowColumns ||
-      conv.getStrides().getValues<int64_t>()[1] != 1)
+      conv.getStrides().getValues<int64_t>()[1] > kMaxRowStride)
     return std::nullopt;
   auto outputType = cast<RankedTensorType>(output.getType());
   int64_t width = outputType.getDimSize(3);
@@ -89,14 +92,16 @@ LogicalResult vectorizeConvRow(RewriterBase &rewriter,
     return failure();
   ArrayRef<int64_t> outputShape = outputType.getShape();
   auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  int64_t rowStride = conv.getStrides().getValues<int64_t>()[1];
   int64_t channels = outputShape[1], pixels = outputShape[3];
+  int64_t span = (pixels - 1) * rowStride + 1;
   int64_t inputChannels = filterType.getDimSize(1),
           windowRows = filterType.getDimSize(2),
           windowColumns = filterType.getDimSize(3);
   if (outputShape[0] != 1 || outputShape[2] != 1 ||
-      conv.getStrides().getValues<int64_t>()[1] != 1 ||
+      rowStride > kMaxRowStride ||
       (windowRows - 1) * dilations[0] >= imageType.getDimSize(2) ||
-      (windowColumns - 1) * dilations[1] + pixels > imageType.getDimSize(3))
+      (windowColumns - 1) * dilations[1] + span > imageType.getDimSize(3))
     return failure();
 
   Location loc = conv.getLoc();
@@ -118,6 +123,11 @@ LogicalResult vectorizeConvRow(RewriterBase &rewriter,
   Value padding = arith::ConstantOp::create(
       rewriter, loc, elementType, rewriter.getFloatAttr(elementType, 0.0));
   auto rowType = VectorType::get({pixels}, elementType);
+  auto spanType = VectorType::get({span}, elementType);
+  // The block's pixels in the span of the image row that covers them.
+  SmallVector<int64_t> strided;
+  for (int64_t i = 0; i < pixels; ++i)
+    strided.push_back(i * rowStride);
   SmallVector<bool> inBounds = {true};
 
   // One vector of accumulators per output channel of the block.
@@ -128,7 +138,8 @@ LogicalResult vectorizeConvRow(RewriterBase &rewriter,
         padding, ArrayRef<bool>(inBounds)));
 
   // For each input channel and window row: each window column's pixels are
-  // one load, used by one broadcast-FMA per output channel.
+  // one load (and, strided, a shuffle), used by one broadcast-FMA per output
+  // channel.
   auto accumulateWindowRow = [&](OpBuilder &b, Location loc, Value c,
                                  Value kh, ValueRange sums) {
     SmallVector<Value> next(sums);
@@ -136,9 +147,12 @@ LogicalResult vectorizeConvRow(RewriterBase &rewriter,
         dilations[0] == 1 ? kh : arith::MulIOp::create(b, loc, kh, rowDilation);
     for (int64_t kw = 0; kw < windowColumns; ++kw) {
       Value pixelRow = vector::TransferReadOp::create(
-          b, loc, rowType, image,
+          b, loc, spanType, image,
           ValueRange{zero, c, imageRow, imageColumns[kw]}, padding,
           ArrayRef<bool>(inBounds));
+      if (rowStride != 1)
+        pixelRow =
+            vector::ShuffleOp::create(b, loc, pixelRow, pixelRow, strided);
       for (auto [f, channel] : llvm::enumerate(channelIndices)) {
         Value weight = tensor::ExtractOp::create(
             b, loc, filter,

@@ -135,11 +135,12 @@ func.func @conv_narrow_rows(%x: tensor<2x8x6x4xf32>, %w: tensor<16x8x3x3xf32>, %
   return %c : tensor<2x16x4x2xf32>
 }
 
-// Strided along the row, the image's pixels are not adjacent: the output row
-// is decomposed into 1-D windows that linalg vectorizes.
+// Strided by 2 along the row: each window column's 8 pixels are picked out
+// of one span of 15 image pixels.
 // CHECK-LABEL: func.func @conv_strided
-// CHECK:         vector.transpose
-// CHECK:         vector.fma {{.*}} : vector<8xf32>
+// CHECK:         %[[SPAN:.*]] = vector.transfer_read {{.*}} : tensor<1x3x3x17xf32>, vector<15xf32>
+// CHECK:         %[[PIXELS:.*]] = vector.shuffle %[[SPAN]], %[[SPAN]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<15xf32>, vector<15xf32>
+// CHECK:         vector.fma %[[PIXELS]], %{{.*}}, %{{.*}} : vector<8xf32>
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw
 func.func @conv_strided(%x: tensor<4x3x17x17xf32>, %w: tensor<8x3x3x3xf32>, %init: tensor<4x8x8x8xf32>) -> tensor<4x8x8x8xf32> {
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
