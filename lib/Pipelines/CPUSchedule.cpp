@@ -386,6 +386,12 @@ struct WindowPlan {
   bool convRows;
 };
 
+/// A loop of an op split across threads.
+struct ThreadSplit {
+  unsigned loop;
+  int64_t threads;
+};
+
 static std::optional<WindowPlan> windowPlan(linalg::LinalgOp op) {
   if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
     if (std::optional<ConvRowTile> block = convRowTile(conv))
@@ -399,20 +405,22 @@ static std::optional<WindowPlan> windowPlan(linalg::LinalgOp op) {
 /// The transform ops that tile the convolution or pooling `op` marked with
 /// kScheduleAttr = `index` as `plan` says; tiles for linalg's vectorizer are
 /// decomposed into 1-D windows and vectorized along the row, blocks of the
-/// register kernel are left to vectorizeConvRow.
+/// register kernel are left to vectorizeConvRow. With `split`, its loop is
+/// first split across that many threads.
 static std::string windowSchedule(size_t index, linalg::LinalgOp op,
-                                  const WindowPlan &plan, int64_t threads) {
-  // With threads, the batch is split into one block of images per thread
-  // first.
-  std::string split, images = "%window";
-  if (threads > 1) {
-    split = llvm::formatv(R"mlir(
-    %images{0}, %wforall{0} = transform.structured.tile_using_forall %window{0}
+                                  const WindowPlan &plan,
+                                  std::optional<ThreadSplit> split) {
+  std::string splitOps, parts = "%window";
+  if (split) {
+    SmallVector<int64_t> threadCounts(op.getNumLoops(), 0);
+    threadCounts[split->loop] = split->threads;
+    splitOps = llvm::formatv(R"mlir(
+    %parts{0}, %wforall{0} = transform.structured.tile_using_forall %window{0}
         num_threads [{1}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir",
-                          index, threads)
-                .str();
-    images = "%images";
+                             index, sizes(threadCounts))
+                   .str();
+    parts = "%parts";
   }
   size_t loops = llvm::count_if(plan.tiles, [](int64_t t) { return t; });
   std::string vectorize;
@@ -433,7 +441,7 @@ static std::string windowSchedule(size_t index, linalg::LinalgOp op,
         : (!transform.any_op) -> (!transform.any_op{7})
 {8})mlir",
              index, op->getName().getStringRef(), kScheduleAttr,
-             sizes(plan.tiles), split, images, loops, loopHandleTypes(loops),
+             sizes(plan.tiles), splitOps, parts, loops, loopHandleTypes(loops),
              vectorize)
       .str();
 }
@@ -455,10 +463,32 @@ static int64_t minThreadedBatch(linalg::LinalgOp op, int64_t threads) {
   return std::max(threads, (kMinThreadedWork + perImage - 1) / perImage);
 }
 
+/// How the convolution or pooling `op` is split across `threads` threads:
+/// by images when the batch holds enough work for each, else by rows of the
+/// output when one image does (batch 1 of a large network), else not.
+static std::optional<ThreadSplit> windowSplit(linalg::LinalgOp op,
+                                              int64_t threads) {
+  if (threads < 2)
+    return std::nullopt;
+  auto output = cast<ShapedType>(op.getDpsInits()[0].getType());
+  if (op->hasAttr(kThreadedAttr) ||
+      (!output.isDynamicDim(0) &&
+       output.getDimSize(0) >= minThreadedBatch(op, threads)))
+    return ThreadSplit{/*loop=*/0, threads};
+  // The output rows: loop 2 of a convolution (n, f, oh, ...) and of a
+  // pooling (n, c, oh, ...).
+  if (workPerImage(op) >= kMinThreadedWork &&
+      output.getDimSize(2) >= threads)
+    return ThreadSplit{/*loop=*/2, threads};
+  return std::nullopt;
+}
+
 /// Replaces each convolution and pooling with a dynamic batch by two copies
 /// in an scf.if on the batch size: the one taken from minThreadedBatch
-/// images on is marked with kThreadedAttr, to be split across threads; the
-/// other runs on one thread, as small batches wake no thread.
+/// images on is marked with kThreadedAttr, to be split across threads by
+/// images; the other is split by output rows when one image holds enough
+/// work (windowSplit), else runs on one thread, as small batches of small
+/// images wake no thread.
 static void versionOnBatchSize(ModuleOp module, int64_t threads) {
   SmallVector<linalg::LinalgOp> windows;
   module.walk([&](linalg::LinalgOp op) {
@@ -510,8 +540,9 @@ static std::optional<std::string> elementwiseSchedule(size_t index,
   int64_t width = rowVectorWidth(ranges.back());
   // The loop split across threads: the outermost with an iteration for
   // each (not the batch, at batch 1), but the innermost, which is vectorized.
-  auto splitLoop = llvm::find_if(ArrayRef(ranges).drop_back(),
-                                 [&](int64_t range) { return range >= threads; });
+  auto splitLoop = llvm::find_if(
+      ArrayRef(ranges).drop_back(),
+      [&](int64_t range) { return range >= threads; });
   bool threaded = threads > 1 && splitLoop != ranges.end() - 1 &&
                   llvm::none_of(ranges, ShapedType::isDynamic) &&
                   llvm::product_of(ranges) >= kMinThreadedElements;
@@ -673,14 +704,8 @@ public:
           return;
         if (plan->convRows)
           op->setAttr(kConvRowsAttr, builder.getUnitAttr());
-        auto output = cast<ShapedType>(op.getDpsInits()[0].getType());
-        bool threaded =
-            threadCount > 1 &&
-            (op->hasAttr(kThreadedAttr) ||
-             (!output.isDynamicDim(0) &&
-              output.getDimSize(0) >= minThreadedBatch(op, threadCount)));
         mark(op, windowSchedule(blocks.size(), op, *plan,
-                                threaded ? threadCount : 1));
+                                windowSplit(op, threadCount)));
       } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
         if (auto block =
                 elementwiseSchedule(blocks.size(), generic, threadCount))
