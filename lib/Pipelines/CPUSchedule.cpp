@@ -395,8 +395,9 @@ struct ThreadSplit {
 static std::optional<WindowPlan> windowPlan(linalg::LinalgOp op) {
   if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
     if (std::optional<ConvRowTile> block = convRowTile(conv))
-      return WindowPlan{{1, block->channels, 1, block->pixels, 0, 0, 0},
-                        /*convRows=*/true};
+      return WindowPlan{
+          {1, block->channels, block->rows, block->pixels, 0, 0, 0},
+          /*convRows=*/true};
   if (std::optional<SmallVector<int64_t>> tiles = windowTiles(op))
     return WindowPlan{*tiles, /*convRows=*/false};
   return std::nullopt;
@@ -463,10 +464,14 @@ static int64_t minThreadedBatch(linalg::LinalgOp op, int64_t threads) {
   return std::max(threads, (kMinThreadedWork + perImage - 1) / perImage);
 }
 
-/// How the convolution or pooling `op` is split across `threads` threads:
-/// by images when the batch holds enough work for each, else by rows of the
-/// output when one image does (batch 1 of a large network), else not.
+/// How the convolution or pooling `op`, tiled as `plan` says, is split
+/// across `threads` threads: by images when the batch holds enough work for
+/// each; else, when one image does (batch 1 of a large network), by blocks
+/// of output channels if they divide evenly among the threads, else by
+/// output rows, one at a time (`plan` is updated: the threads' parts of rows
+/// may differ, and blocks must be static); else not at all.
 static std::optional<ThreadSplit> windowSplit(linalg::LinalgOp op,
+                                              WindowPlan &plan,
                                               int64_t threads) {
   if (threads < 2)
     return std::nullopt;
@@ -475,18 +480,22 @@ static std::optional<ThreadSplit> windowSplit(linalg::LinalgOp op,
       (!output.isDynamicDim(0) &&
        output.getDimSize(0) >= minThreadedBatch(op, threads)))
     return ThreadSplit{/*loop=*/0, threads};
-  // The output rows: loop 2 of a convolution (n, f, oh, ...) and of a
-  // pooling (n, c, oh, ...).
-  if (workPerImage(op) >= kMinThreadedWork &&
-      output.getDimSize(2) >= threads)
-    return ThreadSplit{/*loop=*/2, threads};
-  return std::nullopt;
+  if (workPerImage(op) < kMinThreadedWork)
+    return std::nullopt;
+  // Loops 1 and 2 are the output channels and rows of a convolution
+  // (n, f, oh, ...) and of a pooling (n, c, oh, ...).
+  if (output.getDimSize(1) % (threads * plan.tiles[1]) == 0)
+    return ThreadSplit{/*loop=*/1, threads};
+  if (output.getDimSize(2) < threads)
+    return std::nullopt;
+  plan.tiles[2] = 1;
+  return ThreadSplit{/*loop=*/2, threads};
 }
 
 /// Replaces each convolution and pooling with a dynamic batch by two copies
 /// in an scf.if on the batch size: the one taken from minThreadedBatch
 /// images on is marked with kThreadedAttr, to be split across threads by
-/// images; the other is split by output rows when one image holds enough
+/// images; the other is split within images when one image holds enough
 /// work (windowSplit), else runs on one thread, as small batches of small
 /// images wake no thread.
 static void versionOnBatchSize(ModuleOp module, int64_t threads) {
@@ -702,10 +711,10 @@ public:
         std::optional<WindowPlan> plan = windowPlan(op);
         if (!plan)
           return;
+        std::optional<ThreadSplit> split = windowSplit(op, *plan, threadCount);
         if (plan->convRows)
           op->setAttr(kConvRowsAttr, builder.getUnitAttr());
-        mark(op, windowSchedule(blocks.size(), op, *plan,
-                                windowSplit(op, threadCount)));
+        mark(op, windowSchedule(blocks.size(), op, *plan, split));
       } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
         if (auto block =
                 elementwiseSchedule(blocks.size(), generic, threadCount))

@@ -15,9 +15,14 @@ namespace lighthouse {
 /// Floats in a vector register: the schedule's register tiles, the
 /// matmul's as these, are sized for AVX-512.
 constexpr int64_t kFloatsPerRegister = 16;
-/// Registers of accumulators in one block: a quarter of AVX-512's, leaving
-/// registers for the input row and the broadcast weights.
-constexpr int64_t kAccumulatorRegisters = 8;
+/// Registers of accumulators for one output row of a block: a quarter of
+/// AVX-512's.
+constexpr int64_t kRowAccumulatorRegisters = 8;
+/// Output rows of a block, when the output's height divides by them: each
+/// broadcast weight then feeds an FMA per row, and the block's sums take
+/// half of AVX-512's registers, leaving the others for the image rows and
+/// the weights.
+constexpr int64_t kBlockRows = 2;
 /// Pixels of a block: up to one register.
 constexpr int64_t kConvRowPixels = kFloatsPerRegister;
 /// Rows narrower than this are vectorized along the channels instead (the
@@ -70,8 +75,9 @@ std::optional<ConvRowTile> convRowTile(linalg::Conv2DNchwFchwOp conv) {
     return std::nullopt;
   int64_t registersPerRow = llvm::divideCeil(pixels, kFloatsPerRegister);
   int64_t channels = largestDivisorAtMost(
-      outputType.getDimSize(1), kAccumulatorRegisters / registersPerRow);
-  return ConvRowTile{channels, pixels};
+      outputType.getDimSize(1), kRowAccumulatorRegisters / registersPerRow);
+  int64_t rows = outputType.getDimSize(2) % kBlockRows == 0 ? kBlockRows : 1;
+  return ConvRowTile{channels, rows, pixels};
 }
 
 LogicalResult vectorizeConvRow(RewriterBase &rewriter,
@@ -92,15 +98,17 @@ LogicalResult vectorizeConvRow(RewriterBase &rewriter,
     return failure();
   ArrayRef<int64_t> outputShape = outputType.getShape();
   auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
-  int64_t rowStride = conv.getStrides().getValues<int64_t>()[1];
-  int64_t channels = outputShape[1], pixels = outputShape[3];
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  int64_t rowStride = strides[1];
+  int64_t channels = outputShape[1], rows = outputShape[2],
+          pixels = outputShape[3];
   int64_t span = (pixels - 1) * rowStride + 1;
   int64_t inputChannels = filterType.getDimSize(1),
           windowRows = filterType.getDimSize(2),
           windowColumns = filterType.getDimSize(3);
-  if (outputShape[0] != 1 || outputShape[2] != 1 ||
-      rowStride > kMaxRowStride ||
-      (windowRows - 1) * dilations[0] >= imageType.getDimSize(2) ||
+  if (outputShape[0] != 1 || rows > kBlockRows || rowStride > kMaxRowStride ||
+      (rows - 1) * strides[0] + (windowRows - 1) * dilations[0] >=
+          imageType.getDimSize(2) ||
       (windowColumns - 1) * dilations[1] + span > imageType.getDimSize(3))
     return failure();
 
@@ -113,9 +121,14 @@ LogicalResult vectorizeConvRow(RewriterBase &rewriter,
   Value inputChannelCount = constant(inputChannels);
   Value windowRowCount = constant(windowRows);
   Value rowDilation = dilations[0] == 1 ? one : constant(dilations[0]);
-  SmallVector<Value> channelIndices, windowColumnIndices, imageColumns;
+  SmallVector<Value> channelIndices, rowIndices, imageRowOffsets,
+      windowColumnIndices, imageColumns;
   for (int64_t f = 0; f < channels; ++f)
     channelIndices.push_back(constant(f));
+  for (int64_t r = 0; r < rows; ++r) {
+    rowIndices.push_back(constant(r));
+    imageRowOffsets.push_back(constant(r * strides[0]));
+  }
   for (int64_t kw = 0; kw < windowColumns; ++kw) {
     windowColumnIndices.push_back(constant(kw));
     imageColumns.push_back(constant(kw * dilations[1]));
@@ -130,41 +143,56 @@ LogicalResult vectorizeConvRow(RewriterBase &rewriter,
     strided.push_back(i * rowStride);
   SmallVector<bool> inBounds = {true};
 
-  // One vector of accumulators per output channel of the block.
-  SmallVector<Value> rows;
-  for (Value f : channelIndices)
-    rows.push_back(vector::TransferReadOp::create(
-        rewriter, loc, rowType, output, ValueRange{zero, f, zero, zero},
-        padding, ArrayRef<bool>(inBounds)));
+  // One vector of accumulators per output row and channel of the block, row
+  // by row: sums[r * channels + f].
+  SmallVector<Value> sums;
+  for (Value r : rowIndices)
+    for (Value f : channelIndices)
+      sums.push_back(vector::TransferReadOp::create(
+          rewriter, loc, rowType, output, ValueRange{zero, f, r, zero},
+          padding, ArrayRef<bool>(inBounds)));
 
   // For each input channel and window row: each window column's pixels are
-  // one load (and, strided, a shuffle), used by one broadcast-FMA per output
-  // channel.
+  // one load per output row (and, strided, a shuffle); each weight is one
+  // broadcast, used by an FMA per output row.
   auto accumulateWindowRow = [&](OpBuilder &b, Location loc, Value c,
                                  Value kh, ValueRange sums) {
     SmallVector<Value> next(sums);
-    Value imageRow =
+    Value windowRow =
         dilations[0] == 1 ? kh : arith::MulIOp::create(b, loc, kh, rowDilation);
+    SmallVector<Value> imageRows;
+    for (auto [r, offset] : llvm::enumerate(imageRowOffsets))
+      imageRows.push_back(r == 0 ? windowRow
+                                 : arith::AddIOp::create(b, loc, windowRow,
+                                                         offset)
+                                       .getResult());
     for (int64_t kw = 0; kw < windowColumns; ++kw) {
-      Value pixelRow = vector::TransferReadOp::create(
-          b, loc, spanType, image,
-          ValueRange{zero, c, imageRow, imageColumns[kw]}, padding,
-          ArrayRef<bool>(inBounds));
-      if (rowStride != 1)
-        pixelRow =
-            vector::ShuffleOp::create(b, loc, pixelRow, pixelRow, strided);
+      SmallVector<Value> pixelRows;
+      for (Value imageRow : imageRows) {
+        Value pixelRow = vector::TransferReadOp::create(
+            b, loc, spanType, image,
+            ValueRange{zero, c, imageRow, imageColumns[kw]}, padding,
+            ArrayRef<bool>(inBounds));
+        if (rowStride != 1)
+          pixelRow =
+              vector::ShuffleOp::create(b, loc, pixelRow, pixelRow, strided);
+        pixelRows.push_back(pixelRow);
+      }
       for (auto [f, channel] : llvm::enumerate(channelIndices)) {
         Value weight = tensor::ExtractOp::create(
             b, loc, filter,
             ValueRange{channel, c, kh, windowColumnIndices[kw]});
         Value broadcast = vector::BroadcastOp::create(b, loc, rowType, weight);
-        next[f] = vector::FMAOp::create(b, loc, pixelRow, broadcast, next[f]);
+        for (auto [r, pixelRow] : llvm::enumerate(pixelRows)) {
+          Value &sum = next[r * channels + f];
+          sum = vector::FMAOp::create(b, loc, pixelRow, broadcast, sum);
+        }
       }
     }
     scf::YieldOp::create(b, loc, next);
   };
   auto loops = scf::ForOp::create(
-      rewriter, loc, zero, inputChannelCount, one, rows,
+      rewriter, loc, zero, inputChannelCount, one, sums,
       [&](OpBuilder &b, Location loc, Value c, ValueRange sums) {
         auto windowRowLoop = scf::ForOp::create(
             b, loc, zero, windowRowCount, one, sums,
@@ -175,12 +203,13 @@ LogicalResult vectorizeConvRow(RewriterBase &rewriter,
       });
 
   Value result = output;
-  for (auto [f, channel] : llvm::enumerate(channelIndices))
-    result = vector::TransferWriteOp::create(
-                 rewriter, loc, loops.getResult(f), result,
-                 ValueRange{zero, channel, zero, zero},
-                 ArrayRef<bool>(inBounds))
-                 .getResult();
+  for (auto [r, row] : llvm::enumerate(rowIndices))
+    for (auto [f, channel] : llvm::enumerate(channelIndices))
+      result = vector::TransferWriteOp::create(
+                   rewriter, loc, loops.getResult(r * channels + f), result,
+                   ValueRange{zero, channel, row, zero},
+                   ArrayRef<bool>(inBounds))
+                   .getResult();
   rewriter.replaceOp(conv, result);
   return success();
 }

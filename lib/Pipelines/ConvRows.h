@@ -2,11 +2,11 @@
 //
 // Part of lighthouse-cpu-schedule: the register kernel of NCHW
 // convolutions. The schedule tiles such a convolution into blocks of F
-// output channels by W pixels of one output row; each block is then
-// computed by vectorizeConvRow as F vectors of W accumulators that stay in
-// registers while the loops over input channels and the window's rows run,
-// each step one unaligned load of an input row (and a shuffle when strided)
-// and F broadcast-FMAs.
+// output channels by R rows (1 or 2) of W pixels; each block is then
+// computed by vectorizeConvRow as F x R vectors of W accumulators that stay
+// in registers while the loops over input channels and the window's rows
+// run, each step R unaligned loads of image rows (and shuffles when
+// strided) and F broadcasts of weights, each used by R FMAs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,9 +19,10 @@
 
 namespace lighthouse {
 
-/// Output channels and pixels of one block of the register kernel.
+/// Output channels, rows and pixels of one block of the register kernel.
 struct ConvRowTile {
   int64_t channels;
+  int64_t rows;
   int64_t pixels;
 };
 
@@ -30,12 +31,13 @@ struct ConvRowTile {
 /// stride of 1 or 2 along the rows, windows up to 11 columns wide, and
 /// output rows of 4 to 16 pixels or wider ones that divide into blocks of 8
 /// to 16; a block holds as many channels as divide the output's and fit 8
-/// AVX-512 registers of sums.
+/// AVX-512 registers of sums per row, and 2 rows when they divide the
+/// output's.
 std::optional<ConvRowTile> convRowTile(mlir::linalg::Conv2DNchwFchwOp conv);
 
-/// Rewrites `conv`, one block (output 1 x F x 1 x W), into vector code:
-/// loops over input channels and window rows, the window's columns
-/// unrolled. Fails, leaving `conv` as it is, on other shapes.
+/// Rewrites `conv`, one block (output 1 x F x R x W, R of 1 or 2), into
+/// vector code: loops over input channels and window rows, the window's
+/// columns unrolled. Fails, leaving `conv` as it is, on other shapes.
 llvm::LogicalResult vectorizeConvRow(mlir::RewriterBase &rewriter,
                                      mlir::linalg::Conv2DNchwFchwOp conv);
 

@@ -52,34 +52,38 @@ func.func @ragged(%a: tensor<10x7xf32>, %b: tensor<7x5xf32>, %c: tensor<10x5xf32
 // FAST:         llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // FAST-LABEL: llvm.func @ragged
 
-// A convolution with a dynamic batch, in blocks of 8 channels by one output
-// row of 8 pixels: a block's eight vectors of sums stay in registers while
-// the loops over the 3 input channels and the 3 window rows run; for each of
-// the window's 3 columns (unrolled), a load of the image row, then one
-// broadcast-FMA per channel. From 152 images on (2M multiply-adds: 13824 an
-// image), the images are split across the threads; fewer run on one thread.
-// With one thread, there is no choice to make.
+// A convolution with a dynamic batch, in blocks of 8 channels by 2 output
+// rows of 8 pixels: a block's sixteen vectors of sums stay in registers
+// while the loops over the 3 input channels and the 3 window rows run; for
+// each of the window's 3 columns (unrolled), a load of each of the 2 image
+// rows, then per channel a broadcast weight and an FMA per row. From 152
+// images on (2M multiply-adds: 13824 an image), the images are split across
+// the threads; fewer run on one thread. With one thread, there is no choice
+// to make.
 // CHECK-LABEL: func.func @conv
 // CHECK:         %[[LARGE:.*]] = arith.cmpi sge, %{{.*}}, %c152
 // CHECK:         scf.if %[[LARGE]]
 // CHECK:           scf.forall (%{{.*}}) in (2)
 // CHECK:             scf.for {{.*}} step %c1
-// CHECK:               scf.for {{.*}} to %c8 step %c1
-// CHECK-COUNT-8:         vector.transfer_read {{.*}} : tensor<1x8x1x8xf32>, vector<8xf32>
-// CHECK:                 scf.for %[[C:.*]] = %{{.*}} to %c3{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK:               scf.for {{.*}} to %c8 step %c2
+// CHECK-COUNT-16:        vector.transfer_read {{.*}} : tensor<1x8x2x8xf32>, vector<8xf32>
+// CHECK:                 scf.for %[[C:.*]] = %{{.*}} to %c3{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 // CHECK:                   scf.for %[[KH:.*]] = %{{.*}} to %c3
-// CHECK:                     %[[PIXELS:.*]] = vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<1x3x3x10xf32>, vector<8xf32>
+// CHECK:                     %[[NEXT_ROW:.*]] = arith.addi %[[KH]], %{{.*}} : index
+// CHECK:                     %[[PIXELS0:.*]] = vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<1x3x4x10xf32>, vector<8xf32>
+// CHECK:                     %[[PIXELS1:.*]] = vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[NEXT_ROW]], %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<1x3x4x10xf32>, vector<8xf32>
 // CHECK:                     %[[WEIGHT:.*]] = tensor.extract %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %{{.*}}] : tensor<8x3x3x3xf32>
 // CHECK:                     %[[WEIGHTS:.*]] = vector.broadcast %[[WEIGHT]] : f32 to vector<8xf32>
-// CHECK:                     vector.fma %[[PIXELS]], %[[WEIGHTS]], %{{.*}} : vector<8xf32>
-// CHECK-COUNT-23:            vector.fma
+// CHECK:                     vector.fma %[[PIXELS0]], %[[WEIGHTS]], %{{.*}} : vector<8xf32>
+// CHECK:                     vector.fma %[[PIXELS1]], %[[WEIGHTS]], %{{.*}} : vector<8xf32>
+// CHECK-COUNT-46:            vector.fma
 // CHECK-NOT:                 vector.fma
 // CHECK:                     scf.yield
-// CHECK-COUNT-8:         vector.transfer_write {{.*}} : vector<8xf32>, tensor<1x8x1x8xf32>
+// CHECK-COUNT-16:        vector.transfer_write {{.*}} : vector<8xf32>, tensor<1x8x2x8xf32>
 // CHECK:         } else {
 // CHECK-NOT:       scf.forall
 // CHECK:           scf.for {{.*}} to %{{.*}} step %c1
-// CHECK:             scf.for {{.*}} to %c8 step %c1
+// CHECK:             scf.for {{.*}} to %c8 step %c2
 // CHECK:               vector.fma {{.*}} : vector<8xf32>
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw
 // SMALL-LABEL: func.func @conv
@@ -102,22 +106,52 @@ func.func @conv_static_batch(%x: tensor<256x3x10x10xf32>, %w: tensor<8x3x3x3xf32
   return %c : tensor<256x8x8x8xf32>
 }
 
-// Dilated: blocks of 5 of the 20 channels by 12 of the 36 pixels (the
-// largest that divide, and fit 8 registers of sums); the image is read from
-// rows 2 * kh, and the window's columns 0, 1, 2 start at pixels 0, 2, 4.
+// One image of 9.4M multiply-adds (batch 1): its blocks of 8 output
+// channels are split across the threads, which take 8 channels each.
+// CHECK-LABEL: func.func @conv_one_image
+// CHECK:         scf.forall (%{{.*}}) in (2)
+// CHECK:           tensor.extract_slice %{{.*}} [8, 16, 3, 3] [1, 1, 1, 1] : tensor<16x16x3x3xf32> to tensor<8x16x3x3xf32>
+// CHECK:           scf.for {{.*}} to %c64 step %c2
+// CHECK:             vector.transfer_read {{.*}} : tensor<1x8x2x16xf32>, vector<16xf32>
+func.func @conv_one_image(%x: tensor<1x16x66x66xf32>, %w: tensor<16x16x3x3xf32>, %init: tensor<1x16x64x64xf32>) -> tensor<1x16x64x64xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %w : tensor<1x16x66x66xf32>, tensor<16x16x3x3xf32>) outs(%init : tensor<1x16x64x64xf32>) -> tensor<1x16x64x64xf32>
+  return %c : tensor<1x16x64x64xf32>
+}
+
+// The same with 8 channels, one block: the output rows are split across the
+// threads, and taken one at a time (the threads' parts could differ).
+// CHECK-LABEL: func.func @conv_one_image_rows
+// CHECK:         scf.forall (%{{.*}}) in (2)
+// CHECK:           scf.for {{.*}} step %c1
+// CHECK:             vector.transfer_read {{.*}} : tensor<1x8x1x16xf32>, vector<16xf32>
+// CHECK-NOT:     tensor<1x8x2x16xf32>
+// CHECK-LABEL: func.func @conv_dilated
+func.func @conv_one_image_rows(%x: tensor<1x8x66x66xf32>, %w: tensor<8x8x3x3xf32>, %init: tensor<1x8x64x64xf32>) -> tensor<1x8x64x64xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %w : tensor<1x8x66x66xf32>, tensor<8x8x3x3xf32>) outs(%init : tensor<1x8x64x64xf32>) -> tensor<1x8x64x64xf32>
+  return %c : tensor<1x8x64x64xf32>
+}
+
+// Dilated: blocks of 5 of the 20 channels by 2 rows of 12 of the 36 pixels
+// (the largest that divide, and fit 8 registers of sums a row); the image is
+// read from rows 2 * kh and 2 * kh + 1, and the window's columns 0, 1, 2
+// start at pixels 0, 2, 4.
 // DILATED-LABEL: func.func @conv_dilated
 // DILATED:         scf.for {{.*}} to %c20 step %c5
-// DILATED:           scf.for {{.*}} to %c8 step %c1
+// DILATED:           scf.for {{.*}} to %c8 step %c2
 // DILATED:             scf.for {{.*}} to %c36 step %c12
-// DILATED-COUNT-5:       vector.transfer_read {{.*}} : tensor<1x5x1x12xf32>, vector<12xf32>
-// DILATED-NOT:           vector.transfer_read {{.*}} : tensor<1x5x1x12xf32>
+// DILATED-COUNT-10:      vector.transfer_read {{.*}} : tensor<1x5x2x12xf32>, vector<12xf32>
+// DILATED-NOT:           vector.transfer_read {{.*}} : tensor<1x5x2x12xf32>
 // DILATED:               scf.for %[[C:.*]] = %{{.*}} to %c4
 // DILATED:                 scf.for %[[KH:.*]] = %{{.*}} to %c3
 // DILATED:                   %[[ROW:.*]] = arith.muli %[[KH]], %[[TWO:.*]] : index
-// DILATED:                   vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[ROW]], %[[COLUMN0:.*]]], {{.*}} : tensor<1x4x5x16xf32>, vector<12xf32>
+// DILATED:                   %[[NEXT_ROW:.*]] = arith.addi %[[ROW]], %[[ONE:.*]] : index
+// DILATED:                   vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[ROW]], %[[COLUMN0:.*]]], {{.*}} : tensor<1x4x6x16xf32>, vector<12xf32>
+// DILATED:                   vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[NEXT_ROW]], %[[COLUMN0]]], {{.*}} : tensor<1x4x6x16xf32>, vector<12xf32>
 // DILATED:                   tensor.extract %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %[[COLUMN0]]] : tensor<5x4x3x3xf32>
-// DILATED:                   vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[ROW]], %[[TWO]]], {{.*}} : tensor<1x4x5x16xf32>, vector<12xf32>
-// DILATED:                   tensor.extract %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %[[ONE:.*]]] : tensor<5x4x3x3xf32>
+// DILATED:                   vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %[[ROW]], %[[TWO]]], {{.*}} : tensor<1x4x6x16xf32>, vector<12xf32>
+// DILATED:                   tensor.extract %{{.*}}[%{{.*}}, %[[C]], %[[KH]], %[[ONE]]] : tensor<5x4x3x3xf32>
 func.func @conv_dilated(%x: tensor<1x4x12x40xf32>, %w: tensor<20x4x3x3xf32>, %init: tensor<1x20x8x36xf32>) -> tensor<1x20x8x36xf32> {
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
        ins(%x, %w : tensor<1x4x12x40xf32>, tensor<20x4x3x3xf32>) outs(%init : tensor<1x20x8x36xf32>) -> tensor<1x20x8x36xf32>
@@ -138,7 +172,7 @@ func.func @conv_narrow_rows(%x: tensor<2x8x6x4xf32>, %w: tensor<16x8x3x3xf32>, %
 // Strided by 2 along the row: each window column's 8 pixels are picked out
 // of one span of 15 image pixels.
 // CHECK-LABEL: func.func @conv_strided
-// CHECK:         %[[SPAN:.*]] = vector.transfer_read {{.*}} : tensor<1x3x3x17xf32>, vector<15xf32>
+// CHECK:         %[[SPAN:.*]] = vector.transfer_read {{.*}} : tensor<1x3x5x17xf32>, vector<15xf32>
 // CHECK:         %[[PIXELS:.*]] = vector.shuffle %[[SPAN]], %[[SPAN]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<15xf32>, vector<15xf32>
 // CHECK:         vector.fma %[[PIXELS]], %{{.*}}, %{{.*}} : vector<8xf32>
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw

@@ -392,6 +392,12 @@ OPS = {
                             torch.randn(10))),
     "conv-1x1-7x7": (lambda x, w: F.conv2d(x, w),
                      (torch.randn(2, 16, 7, 7), torch.randn(32, 16, 1, 1))),
+    # Batch 1 with enough work to split within the image: by blocks of
+    # output channels; by output rows, in uneven parts.
+    "conv-one-image": (lambda x, w: F.conv2d(x, w, padding=1),
+                       (torch.randn(1, 16, 40, 40), torch.randn(16, 16, 3, 3))),
+    "conv-one-image-rows": (lambda x, w: F.conv2d(x, w, padding=1),
+                            (torch.randn(1, 8, 75, 64), torch.randn(8, 8, 3, 3))),
     "conv-narrow-rows": (lambda x, w: F.conv2d(x, w),
                          (torch.randn(2, 8, 6, 4), torch.randn(16, 8, 3, 3))),
     "conv-strided": (lambda x, w: F.conv2d(x, w, stride=2, padding=1),
