@@ -8,6 +8,7 @@ inputs, in one run.
 
 import argparse
 import contextlib
+import ctypes
 import os
 import sys
 
@@ -21,12 +22,12 @@ import lighthouse
 BATCHES = (1, 2, 4, 8, 16, 32, 64)
 
 
-def onnxruntime_session(module, example):
+def onnxruntime_session(data):
+    """An onnxruntime session of the ONNX model `data`, on as many threads as torch."""
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = torch.get_num_threads()
-    data = models.exported_onnx(module, (example,), dynamic_batch=True)
     return onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
 
 
@@ -50,7 +51,8 @@ def main():
         batch = torch.export.Dim("batch", min=1, max=1024)
         compiled = lighthouse.compile(module, (example,), dynamic_shapes={"x": {0: batch}},
                                       pipeline=args.pipeline)
-        session = onnxruntime_session(module, example)
+        session = onnxruntime_session(
+            models.exported_onnx(module, (example,), dynamic_batch=True))
         print(f"\n{name}: median latency in microseconds")
         print(f"  {'batch':>5} {'lighthouse':>11} {'torch':>9} {'onnxrt':>9} "
               f"{'torch/lh':>9} {'ort/lh':>7}")
@@ -74,6 +76,7 @@ def main():
 @contextlib.contextmanager
 def output_silenced():
     """Standard output, the file descriptor, to /dev/null (C++ prints too)."""
+    libc = ctypes.CDLL(None)
     sys.stdout.flush()
     saved = os.dup(1)
     with open(os.devnull, "w") as devnull:
@@ -81,13 +84,13 @@ def output_silenced():
     try:
         yield
     finally:
+        sys.stdout.flush()
+        libc.fflush(None)  # What C and C++ buffered goes to /dev/null too.
         os.dup2(saved, 1)
         os.close(saved)
 
 
 def larger_models(args):
-    import onnxruntime
-
     print("\nlarger models, at their example inputs: median latency in microseconds")
     print(f"  {'model':14} {'lighthouse':>11} {'torch':>9} {'onnxrt':>9} "
           f"{'torch/lh':>9} {'ort/lh':>7}")
@@ -100,15 +103,15 @@ def larger_models(args):
         try:
             with output_silenced():  # The exporter prints its graph when it fails.
                 data = models.exported_onnx(module, inputs)
-            session = onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"])
+            session = onnxruntime_session(data)
             runners["onnxrt"] = lambda: session.run(None, {"input0": arrays[0]})
             unsupported = None
         except torch.onnx.errors.UnsupportedOperatorError as error:
-            unsupported = str(error).split("'")[1]
+            unsupported = str(error).splitlines()[0]
         seconds = _common.interleaved_seconds(runners, rounds=args.rounds, calls=args.calls)
         lighthouse_s, torch_s = seconds["lighthouse"], seconds["torch"]
         if unsupported:
-            ort = f"{'-':>9} {torch_s / lighthouse_s:9.2f} {'-':>7}  (no ONNX export of {unsupported})"
+            ort = f"{'-':>9} {torch_s / lighthouse_s:9.2f} {'-':>7}  ({unsupported})"
         else:
             ort = (f"{seconds['onnxrt'] * 1e6:9.1f} {torch_s / lighthouse_s:9.2f} "
                    f"{seconds['onnxrt'] / lighthouse_s:7.2f}")

@@ -8,10 +8,11 @@
 // consuming a matmul's result (bias, activation) is computed per block of C,
 // inside the matmul's loops, while the block is in cache. 2-D NCHW
 // convolutions with a stride of 1 or 2 along the rows are tiled into blocks
-// of channels by pixels of one output row for the register kernel of
-// ConvRows.h; other convolutions and poolings into single output rows,
-// decomposed into 1-D windows and vectorized along the row; the images of
-// either are split across threads when the batch is large. Elementwise
+// of channels by one or two output rows of pixels for the register kernel
+// of ConvRows.h; other convolutions and poolings into single output rows,
+// decomposed into 1-D windows and vectorized along the row; either is split
+// across threads by images when the batch is large, else within the image
+// when one image is. Elementwise
 // generics are vectorized along their innermost dimension, and split across
 // threads when large. The schedule is a transform-dialect script built per
 // module, so each op gets tile sizes that fit its shape.
@@ -386,10 +387,12 @@ struct WindowPlan {
   bool convRows;
 };
 
-/// A loop of an op split across threads.
+/// A loop of an op split across threads: in `threads` parts, or in parts
+/// of `part` iterations when set.
 struct ThreadSplit {
   unsigned loop;
   int64_t threads;
+  int64_t part = 0;
 };
 
 static std::optional<WindowPlan> windowPlan(linalg::LinalgOp op) {
@@ -413,13 +416,14 @@ static std::string windowSchedule(size_t index, linalg::LinalgOp op,
                                   std::optional<ThreadSplit> split) {
   std::string splitOps, parts = "%window";
   if (split) {
-    SmallVector<int64_t> threadCounts(op.getNumLoops(), 0);
-    threadCounts[split->loop] = split->threads;
+    SmallVector<int64_t> counts(op.getNumLoops(), 0);
+    counts[split->loop] = split->part ? split->part : split->threads;
     splitOps = llvm::formatv(R"mlir(
     %parts{0}, %wforall{0} = transform.structured.tile_using_forall %window{0}
-        num_threads [{1}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+        {1} [{2}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir",
-                             index, sizes(threadCounts))
+                             index, split->part ? "tile_sizes" : "num_threads",
+                             sizes(counts))
                    .str();
     parts = "%parts";
   }
@@ -467,9 +471,10 @@ static int64_t minThreadedBatch(linalg::LinalgOp op, int64_t threads) {
 /// How the convolution or pooling `op`, tiled as `plan` says, is split
 /// across `threads` threads: by images when the batch holds enough work for
 /// each; else, when one image does (batch 1 of a large network), by blocks
-/// of output channels if they divide evenly among the threads, else by
-/// output rows, one at a time (`plan` is updated: the threads' parts of rows
-/// may differ, and blocks must be static); else not at all.
+/// of output channels (if they divide evenly among the threads) or by output
+/// rows, whichever has each thread read less, rows in parts of
+/// ceil(rows / threads) (then `plan`'s blocks of rows are kept only if they
+/// divide every part: blocks must be static); else not at all.
 static std::optional<ThreadSplit> windowSplit(linalg::LinalgOp op,
                                               WindowPlan &plan,
                                               int64_t threads) {
@@ -483,13 +488,28 @@ static std::optional<ThreadSplit> windowSplit(linalg::LinalgOp op,
   if (workPerImage(op) < kMinThreadedWork)
     return std::nullopt;
   // Loops 1 and 2 are the output channels and rows of a convolution
-  // (n, f, oh, ...) and of a pooling (n, c, oh, ...).
-  if (output.getDimSize(1) % (threads * plan.tiles[1]) == 0)
+  // (n, f, oh, ...) and of a pooling (n, c, oh, ...). Each thread reads the
+  // whole image and its part of the filters, or its part of the image and
+  // the whole filters: the split reading less is taken.
+  auto elements = [](Value value) {
+    ArrayRef<int64_t> shape = cast<ShapedType>(value.getType()).getShape();
+    return llvm::product_of(shape.drop_front());
+  };
+  int64_t image = elements(op.getDpsInputs()[0]),
+          filters = elements(op.getDpsInputs()[1]) *
+                    cast<ShapedType>(op.getDpsInputs()[1].getType())
+                        .getDimSize(0);
+  int64_t rows = output.getDimSize(2);
+  bool channelsDivide = output.getDimSize(1) % (threads * plan.tiles[1]) == 0;
+  if (channelsDivide &&
+      (rows < 2 || image + filters / threads <= image / threads + filters))
     return ThreadSplit{/*loop=*/1, threads};
-  if (output.getDimSize(2) < threads)
+  if (rows < 2)
     return std::nullopt;
-  plan.tiles[2] = 1;
-  return ThreadSplit{/*loop=*/2, threads};
+  int64_t part = llvm::divideCeil(rows, std::min(threads, rows));
+  if (rows % part != 0 || part % plan.tiles[2] != 0)
+    plan.tiles[2] = 1;
+  return ThreadSplit{/*loop=*/2, threads, part};
 }
 
 /// Replaces each convolution and pooling with a dynamic batch by two copies
@@ -656,8 +676,9 @@ public:
     return "Tile and vectorize linalg ops on tensors for CPUs: matmuls for "
            "the cache, the registers and threads, with their elementwise "
            "consumers; NCHW convolutions in register blocks of channels by "
-           "pixels, or with poolings as 1-D windows, split across threads by "
-           "images; elementwise generics, split across threads when large";
+           "rows of pixels, or with poolings as 1-D windows, split across "
+           "threads by images, channels or rows; elementwise generics, split "
+           "across threads when large";
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {

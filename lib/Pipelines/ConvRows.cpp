@@ -106,6 +106,10 @@ LogicalResult vectorizeConvRow(RewriterBase &rewriter,
   int64_t inputChannels = filterType.getDimSize(1),
           windowRows = filterType.getDimSize(2),
           windowColumns = filterType.getDimSize(3);
+  // Blocks as convRowTile makes them: sums that fit the registers.
+  if (channels * rows * llvm::divideCeil(pixels, kFloatsPerRegister) >
+      kRowAccumulatorRegisters * kBlockRows)
+    return failure();
   if (outputShape[0] != 1 || rows > kBlockRows || rowStride > kMaxRowStride ||
       (rows - 1) * strides[0] + (windowRows - 1) * dilations[0] >=
           imageType.getDimSize(2) ||

@@ -106,28 +106,41 @@ func.func @conv_static_batch(%x: tensor<256x3x10x10xf32>, %w: tensor<8x3x3x3xf32
   return %c : tensor<256x8x8x8xf32>
 }
 
-// One image of 9.4M multiply-adds (batch 1): its blocks of 8 output
-// channels are split across the threads, which take 8 channels each.
-// CHECK-LABEL: func.func @conv_one_image
+// One image of 2.4M multiply-adds (batch 1), a deep layer: filters
+// (37K floats) outweigh the image (6K), so the blocks of output channels are
+// split across the threads, which take 32 channels (and their filters) each.
+// CHECK-LABEL: func.func @conv_one_image_channels
 // CHECK:         scf.forall (%{{.*}}) in (2)
-// CHECK:           tensor.extract_slice %{{.*}} [8, 16, 3, 3] [1, 1, 1, 1] : tensor<16x16x3x3xf32> to tensor<8x16x3x3xf32>
-// CHECK:           scf.for {{.*}} to %c64 step %c2
-// CHECK:             vector.transfer_read {{.*}} : tensor<1x8x2x16xf32>, vector<16xf32>
-func.func @conv_one_image(%x: tensor<1x16x66x66xf32>, %w: tensor<16x16x3x3xf32>, %init: tensor<1x16x64x64xf32>) -> tensor<1x16x64x64xf32> {
+// CHECK:           tensor.extract_slice %{{.*}} [32, 64, 3, 3] [1, 1, 1, 1] : tensor<64x64x3x3xf32> to tensor<32x64x3x3xf32>
+// CHECK:           scf.for {{.*}} to %c32 step %c8
+// CHECK:             vector.transfer_read {{.*}} : tensor<1x8x2x8xf32>, vector<8xf32>
+func.func @conv_one_image_channels(%x: tensor<1x64x10x10xf32>, %w: tensor<64x64x3x3xf32>, %init: tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32> {
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
-       ins(%x, %w : tensor<1x16x66x66xf32>, tensor<16x16x3x3xf32>) outs(%init : tensor<1x16x64x64xf32>) -> tensor<1x16x64x64xf32>
-  return %c : tensor<1x16x64x64xf32>
+       ins(%x, %w : tensor<1x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%init : tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
+  return %c : tensor<1x64x8x8xf32>
 }
 
-// The same with 8 channels, one block: the output rows are split across the
-// threads, and taken one at a time (the threads' parts could differ).
+// An early layer, where the image outweighs the filters, or whose channels
+// do not divide among the threads (8 channels, one block): the 75 output
+// rows are split across the threads, in parts of 38 (the second thread's is
+// 37 rows), taken one at a time: blocks must be static.
 // CHECK-LABEL: func.func @conv_one_image_rows
 // CHECK:         scf.forall (%{{.*}}) in (2)
 // CHECK:           scf.for {{.*}} step %c1
 // CHECK:             vector.transfer_read {{.*}} : tensor<1x8x1x16xf32>, vector<16xf32>
 // CHECK-NOT:     tensor<1x8x2x16xf32>
-// CHECK-LABEL: func.func @conv_dilated
-func.func @conv_one_image_rows(%x: tensor<1x8x66x66xf32>, %w: tensor<8x8x3x3xf32>, %init: tensor<1x8x64x64xf32>) -> tensor<1x8x64x64xf32> {
+func.func @conv_one_image_rows(%x: tensor<1x8x77x66xf32>, %w: tensor<8x8x3x3xf32>, %init: tensor<1x8x75x64xf32>) -> tensor<1x8x75x64xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %w : tensor<1x8x77x66xf32>, tensor<8x8x3x3xf32>) outs(%init : tensor<1x8x75x64xf32>) -> tensor<1x8x75x64xf32>
+  return %c : tensor<1x8x75x64xf32>
+}
+
+// With 64 rows, the two parts of 32 rows take blocks of 2 rows.
+// CHECK-LABEL: func.func @conv_one_image_even_rows
+// CHECK:         scf.forall (%{{.*}}) in (2)
+// CHECK:           scf.for {{.*}} to %c32 step %c2
+// CHECK:             vector.transfer_read {{.*}} : tensor<1x8x2x16xf32>, vector<16xf32>
+func.func @conv_one_image_even_rows(%x: tensor<1x8x66x66xf32>, %w: tensor<8x8x3x3xf32>, %init: tensor<1x8x64x64xf32>) -> tensor<1x8x64x64xf32> {
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
        ins(%x, %w : tensor<1x8x66x66xf32>, tensor<8x8x3x3xf32>) outs(%init : tensor<1x8x64x64xf32>) -> tensor<1x8x64x64xf32>
   return %c : tensor<1x8x64x64xf32>

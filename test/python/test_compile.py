@@ -392,12 +392,6 @@ OPS = {
                             torch.randn(10))),
     "conv-1x1-7x7": (lambda x, w: F.conv2d(x, w),
                      (torch.randn(2, 16, 7, 7), torch.randn(32, 16, 1, 1))),
-    # Batch 1 with enough work to split within the image: by blocks of
-    # output channels; by output rows, in uneven parts.
-    "conv-one-image": (lambda x, w: F.conv2d(x, w, padding=1),
-                       (torch.randn(1, 16, 40, 40), torch.randn(16, 16, 3, 3))),
-    "conv-one-image-rows": (lambda x, w: F.conv2d(x, w, padding=1),
-                            (torch.randn(1, 8, 75, 64), torch.randn(8, 8, 3, 3))),
     "conv-narrow-rows": (lambda x, w: F.conv2d(x, w),
                          (torch.randn(2, 8, 6, 4), torch.randn(16, 8, 3, 3))),
     "conv-strided": (lambda x, w: F.conv2d(x, w, stride=2, padding=1),
@@ -419,3 +413,29 @@ def test_ops_match_eager(name, pipeline):
 
     compiled = lighthouse.compile(Op(), inputs, pipeline=pipeline)
     torch.testing.assert_close(compiled(*inputs), op(*inputs), **TOLERANCE)
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("shape", [(1, 64, 10, 10), (1, 8, 75, 64), (1, 8, 64, 64)],
+                         ids=["channels", "uneven-rows", "even-rows"])
+def test_one_image_split_across_threads(shape, threads):
+    """Batch 1 with work enough to split within the image: by blocks of output
+    channels (when they divide evenly among the threads and the filters
+    outweigh the image) or by output rows; either way the register kernel
+    computes the blocks (vector FMAs)."""
+    generator = torch.Generator().manual_seed(threads)
+    x = torch.randn(*shape, generator=generator)
+    w = torch.randn(shape[1], shape[1], 3, 3, generator=generator)
+
+    class Conv(torch.nn.Module):
+        def forward(self, x, w):
+            return F.conv2d(x, w, padding=1)
+
+    compiled = lighthouse.compile(
+        Conv(), (x, w), dump_ir=True,
+        pipeline=f"builtin.module(lighthouse-cpu-fast{{threads={threads}}})")
+    # Sums of up to 576 products of magnitude ~1: float rounding reaches 1e-5.
+    torch.testing.assert_close(compiled(x, w), F.conv2d(x, w, padding=1),
+                               rtol=1e-4, atol=1e-4)
+    assert "omp.parallel" in compiled.ir["llvm"]
+    assert "llvm.intr.fmuladd" in compiled.ir["llvm"]
