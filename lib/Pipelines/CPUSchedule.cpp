@@ -584,13 +584,15 @@ static std::optional<std::string> elementwiseSchedule(size_t index,
     return std::nullopt;
   std::string split, rows = "%ew";
   if (threaded) {
-    SmallVector<int64_t> threadCounts(ranges.size(), 0);
-    threadCounts[splitLoop - ranges.begin()] = threads;
+    // Parts of ceil(range / threads) iterations: no thread gets an empty one.
+    SmallVector<int64_t> partSizes(ranges.size(), 0);
+    partSizes[splitLoop - ranges.begin()] =
+        llvm::divideCeil(*splitLoop, threads);
     split = llvm::formatv(R"mlir(
     %ewparts{0}, %ewforall{0} = transform.structured.tile_using_forall %ew{0}
-        num_threads [{1}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+        tile_sizes [{1}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir",
-                          index, sizes(threadCounts))
+                          index, sizes(partSizes))
                 .str();
     rows = "%ewparts";
   }
