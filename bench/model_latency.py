@@ -31,6 +31,23 @@ def onnxruntime_session(data):
     return onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
 
 
+def print_header(label: str) -> None:
+    print(f"  {label:>14} {'lighthouse':>11} {'torch':>9} {'onnxrt':>9} "
+          f"{'torch/lh':>9} {'ort/lh':>7}")
+
+
+def measure_row(label, runners, args, note: str = "") -> None:
+    """Times `runners` (lighthouse, torch and, when there is one, onnxrt) in
+    alternating turns and prints their medians and ratios."""
+    seconds = _common.interleaved_seconds(runners, rounds=args.rounds, calls=args.calls)
+    lighthouse_s, torch_s = seconds["lighthouse"], seconds["torch"]
+    ort_s = seconds.get("onnxrt")
+    ort = (f"{ort_s * 1e6:9.1f}", f"{ort_s / lighthouse_s:7.2f}") if ort_s else (
+        f"{'-':>9}", f"{'-':>7}")
+    print(f"  {label:>14} {lighthouse_s * 1e6:11.1f} {torch_s * 1e6:9.1f} {ort[0]} "
+          f"{torch_s / lighthouse_s:9.2f} {ort[1]}{note}")
+
+
 @torch.no_grad()  # eager inference, as the compiled code does
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -54,22 +71,17 @@ def main():
         session = onnxruntime_session(
             models.exported_onnx(module, (example,), dynamic_batch=True))
         print(f"\n{name}: median latency in microseconds")
-        print(f"  {'batch':>5} {'lighthouse':>11} {'torch':>9} {'onnxrt':>9} "
-              f"{'torch/lh':>9} {'ort/lh':>7}")
+        print_header("batch")
         for size in BATCHES:
             x = torch.randn(size, *feature_shape, generator=torch.Generator().manual_seed(size))
             x_numpy = x.numpy()
             expected = module(x)
             np.testing.assert_allclose(compiled(x_numpy), expected.numpy(), rtol=1e-4,
                                        atol=1e-4)
-            seconds = _common.interleaved_seconds(
-                {"lighthouse": lambda: compiled(x_numpy),
-                 "torch": lambda: module(x),
-                 "onnxrt": lambda: session.run(None, {"input0": x_numpy})},
-                rounds=args.rounds, calls=args.calls)
-            lighthouse_s, torch_s, ort_s = seconds.values()
-            print(f"  {size:5d} {lighthouse_s * 1e6:11.1f} {torch_s * 1e6:9.1f} "
-                  f"{ort_s * 1e6:9.1f} {torch_s / lighthouse_s:9.2f} {ort_s / lighthouse_s:7.2f}")
+            measure_row(size, {"lighthouse": lambda: compiled(x_numpy),
+                               "torch": lambda: module(x),
+                               "onnxrt": lambda: session.run(None, {"input0": x_numpy})},
+                        args)
     larger_models(args)
 
 
@@ -92,31 +104,22 @@ def output_silenced():
 
 def larger_models(args):
     print("\nlarger models, at their example inputs: median latency in microseconds")
-    print(f"  {'model':14} {'lighthouse':>11} {'torch':>9} {'onnxrt':>9} "
-          f"{'torch/lh':>9} {'ort/lh':>7}")
+    print_header("model")
     for name, module, inputs, _ in models.larger_torch_models():
         compiled = lighthouse.compile(module, inputs, pipeline=args.pipeline)
         arrays = [i.numpy() for i in inputs]
         np.testing.assert_allclose(compiled(*arrays), module(*inputs).numpy(), rtol=1e-4,
                                    atol=1e-4)
         runners = {"lighthouse": lambda: compiled(*arrays), "torch": lambda: module(*inputs)}
+        note = ""
         try:
             with output_silenced():  # The exporter prints its graph when it fails.
                 data = models.exported_onnx(module, inputs)
             session = onnxruntime_session(data)
             runners["onnxrt"] = lambda: session.run(None, {"input0": arrays[0]})
-            unsupported = None
         except torch.onnx.errors.UnsupportedOperatorError as error:
-            unsupported = str(error).splitlines()[0]
-        seconds = _common.interleaved_seconds(runners, rounds=args.rounds, calls=args.calls)
-        lighthouse_s, torch_s = seconds["lighthouse"], seconds["torch"]
-        if unsupported:
-            ort = f"{'-':>9} {torch_s / lighthouse_s:9.2f} {'-':>7}  ({unsupported})"
-        else:
-            ort = (f"{seconds['onnxrt'] * 1e6:9.1f} {torch_s / lighthouse_s:9.2f} "
-                   f"{seconds['onnxrt'] / lighthouse_s:7.2f}")
-        print(f"  {name:14} {lighthouse_s * 1e6:11.1f} {torch_s * 1e6:9.1f} {ort}")
-
+            note = f"  ({str(error).splitlines()[0]})"
+        measure_row(name, runners, args, note)
 
 if __name__ == "__main__":
     main()

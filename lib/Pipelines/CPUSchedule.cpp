@@ -355,15 +355,10 @@ static std::optional<SmallVector<int64_t>> windowTiles(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics())
     return std::nullopt;
   // Static but for the batch, which is tiled by 1.
-  auto staticButBatch = [](Type type) {
-    auto shaped = dyn_cast<RankedTensorType>(type);
-    return shaped && shaped.getRank() == 4 &&
-           llvm::none_of(shaped.getShape().drop_front(), ShapedType::isDynamic);
-  };
   auto output = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
-  if (!staticButBatch(output) ||
+  if (!isStaticButBatch(output) ||
       !llvm::all_of(op.getDpsInputs(), [&](Value input) {
-        return staticButBatch(input.getType()) ||
+        return isStaticButBatch(input.getType()) ||
                cast<ShapedType>(input.getType()).hasStaticShape();
       }))
     return std::nullopt;

@@ -41,18 +41,6 @@ static bool isUnitStrideIn(AffineExpr expr, unsigned dim) {
   return !rhs.isFunctionOfDim(dim) && isUnitStrideIn(lhs, dim);
 }
 
-/// Whether `buffer`'s elements are adjacent along its last dimension.
-static bool hasUnitInnerStride(Value buffer) {
-  auto type = dyn_cast<MemRefType>(buffer.getType());
-  if (!type)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  return strides.empty() || strides.back() == 1;
-}
-
 /// The loop to put innermost in `op`, if its innermost loop is a reduction
 /// and the output's last dimension is a parallel loop along which every
 /// operand that it indexes is contiguous.
@@ -73,7 +61,8 @@ static std::optional<unsigned> contiguousParallelLoop(linalg::LinalgOp op) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     if (!map.isFunctionOfDim(dim))
       continue;
-    if (!hasUnitInnerStride(operand.get()))
+    auto buffer = dyn_cast<MemRefType>(operand.get().getType());
+    if (!buffer || !buffer.isLastDimUnitStride())
       return std::nullopt;
     ArrayRef<AffineExpr> results = map.getResults();
     if (!isUnitStrideIn(results.back(), dim) ||

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 
@@ -41,25 +42,23 @@ static int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
   return 1;
 }
 
-static bool isF32Tensor(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && type.getRank() == 4 && type.getElementType().isF32();
+bool isStaticButBatch(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 4 &&
+         llvm::none_of(tensor.getShape().drop_front(), ShapedType::isDynamic);
 }
 
 std::optional<ConvRowTile> convRowTile(linalg::Conv2DNchwFchwOp conv) {
   Value image = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1],
         output = conv.getDpsInits()[0];
-  if (!conv.hasPureTensorSemantics() || !isF32Tensor(image) ||
-      !isF32Tensor(filter) || !isF32Tensor(output))
+  if (!conv.hasPureTensorSemantics() ||
+      !llvm::all_of(conv->getOperandTypes(), [](Type type) {
+        return getElementTypeOrSelf(type).isF32();
+      }) ||
+      !isStaticButBatch(image.getType()) || !isStaticButBatch(output.getType()))
     return std::nullopt;
-  auto staticButBatch = [](Value value) {
-    return llvm::none_of(
-        cast<RankedTensorType>(value.getType()).getShape().drop_front(),
-        ShapedType::isDynamic);
-  };
   auto filterType = cast<RankedTensorType>(filter.getType());
-  if (!staticButBatch(image) || !staticButBatch(output) ||
-      !filterType.hasStaticShape() ||
+  if (!filterType.hasStaticShape() ||
       filterType.getDimSize(3) > kMaxWindowColumns ||
       conv.getStrides().getValues<int64_t>()[1] > kMaxRowStride)
     return std::nullopt;

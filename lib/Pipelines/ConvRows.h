@@ -19,6 +19,10 @@
 
 namespace lighthouse {
 
+/// Whether `type` is a 4-D tensor (NCHW) static but for its batch, as the
+/// schedule of convolutions and poolings wants its images and outputs.
+bool isStaticButBatch(mlir::Type type);
+
 /// Output channels, rows and pixels of one block of the register kernel.
 struct ConvRowTile {
   int64_t channels;

@@ -53,12 +53,13 @@ struct MergeProducerIntoConsumer : OpRewritePattern<linalg::GenericOp> {
                                 PatternRewriter &rewriter) const override {
     if (!isElementwiseGeneric(consumer))
       return failure();
+    bool consumerLeftToLoops = leftToLoops(consumer);
     for (OpOperand &operand : consumer->getOpOperands()) {
       Operation *producer = operand.get().getDefiningOp();
       if (!producer || !producer->hasOneUse() ||
           !isElementwiseGeneric(producer) ||
           !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
-          leftToLoops(producer) != leftToLoops(consumer) ||
+          leftToLoops(producer) != consumerLeftToLoops ||
           !linalg::areElementwiseOpsFusable(&operand))
         continue;
       FailureOr<linalg::ElementwiseOpFusionResult> merged =
