@@ -6,10 +6,16 @@ models and inputs, measured in one run.
 "lighthouse" compiles as lighthouse.compile does by default; "unrolled"
 with unroll_loops=True (LLVM unrolls loops: slower to compile).
 
-Seconds from the model to its first result, compilation included, two ways:
-  cold: each compilation in a fresh process, as a script that compiles once
-        sees it (each tool pays its one-time set-up; imports are not counted);
-  warm: in one process, after each tool compiled another model first.
+Seconds from the model to its first result, compilation included, each in a
+fresh process (imports are not counted), two ways:
+  cold: the process compiles nothing else first, as a script that compiles
+        once sees it (each tool pays its one-time set-up);
+  warm: the same tool compiled another model first in that process.
+Every measurement has a process of its own, so that no tool reuses what
+another filled in torch's per-op caches. "torch.export" is the part of
+lighthouse's time spent in torch.export and its decompositions (lighthouse's
+way in for a torch model); "lh own" is the rest: import, lowering, pipeline,
+JIT and the first call.
 Inductor's on-disk caches point at an empty folder and its graph cache is
 off, so that it compiles rather than loads.
 """
@@ -41,27 +47,31 @@ def warm_up_model():
     return "warm-up", module, (torch.randn(7, 5),), None
 
 
-def first_result_seconds(tool: str, name: str, pipeline: str) -> float:
-    """Compiles the test model `name` with `tool` and calls it once."""
+def first_result(tool: str, name: str, pipeline: str) -> dict:
+    """Compiles the test model `name` with `tool` and calls it once: the
+    seconds it took, and for lighthouse those spent in torch.export."""
     _, module, inputs, dynamic_shapes = next(
         m for m in [*models.torch_models(), warm_up_model()] if m[0] == name)
     start = time.perf_counter()
     if tool in ("lighthouse", "unrolled"):
-        lighthouse.compile(module, inputs, dynamic_shapes=dynamic_shapes, pipeline=pipeline,
-                           unroll_loops=tool == "unrolled")(*inputs)
+        compiled = lighthouse.compile(module, inputs, dynamic_shapes=dynamic_shapes,
+                                      pipeline=pipeline, unroll_loops=tool == "unrolled")
+        compiled(*inputs)
+        export = compiled.timings["export"]
     else:
         torch._dynamo.reset()
         with torch.no_grad():
             torch.compile(module, backend="inductor",
                           dynamic=dynamic_shapes is not None)(*inputs)
-    return time.perf_counter() - start
+        export = None
+    return {"seconds": time.perf_counter() - start, "export": export}
 
 
-def cold_seconds(tool: str, name: str, pipeline: str) -> float:
-    """first_result_seconds in a fresh process."""
+def measure(tool: str, name: str, pipeline: str, warm: bool) -> dict:
+    """first_result in a fresh process, after the warm-up model if `warm`."""
+    command = [sys.executable, __file__, "--one", tool, name, "--pipeline", pipeline]
     output = subprocess.run(
-        [sys.executable, __file__, "--one", tool, name, "--pipeline", pipeline],
-        check=True, capture_output=True, text=True,
+        command + ["--warm"] * warm, check=True, capture_output=True, text=True,
         env={**os.environ, "TORCHINDUCTOR_CACHE_DIR": tempfile.mkdtemp(prefix="inductor-")})
     return json.loads(output.stdout.splitlines()[-1])
 
@@ -70,27 +80,28 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pipeline", default="default")
     parser.add_argument("--one", nargs=2, metavar=("TOOL", "MODEL"), help=argparse.SUPPRESS)
+    parser.add_argument("--warm", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(first_result_seconds(*args.one, args.pipeline)))
+        if args.warm:
+            first_result(args.one[0], "warm-up", args.pipeline)
+        print(json.dumps(first_result(*args.one, args.pipeline)))
         return
     print(_common.describe_machine())
     print(f"seconds from the model to its first result; lighthouse pipeline {args.pipeline!r}")
-    names = [m[0] for m in models.torch_models()]
-    # Warm: each tool's one-time set-up done on another model first.
-    for tool in TOOLS:
-        first_result_seconds(tool, "warm-up", args.pipeline)
-    warm = {(tool, name): first_result_seconds(tool, name, args.pipeline)
-            for name in names for tool in TOOLS}
-    cold = {(tool, name): cold_seconds(tool, name, args.pipeline)
-            for name in names for tool in TOOLS}
-    print(f"  {'model':18} {'':>4} {'lighthouse':>11} {'unrolled':>10} {'inductor':>9} "
-          f"{'lh/inductor':>12} {'unrolled/inductor':>18}")
-    for name in names:
-        for label, seconds in (("cold", cold), ("warm", warm)):
-            lh, unrolled, inductor = (seconds[tool, name] for tool in TOOLS)
-            print(f"  {name:18} {label:>4} {lh:11.2f} {unrolled:10.2f} {inductor:9.2f} "
-                  f"{lh / inductor:12.2f} {unrolled / inductor:18.2f}")
+    print(f"  {'model':18} {'':>4} {'lighthouse':>11} {'torch.export':>13} {'lh own':>7} "
+          f"{'unrolled':>9} {'inductor':>9} {'lh/inductor':>12} {'own/inductor':>13} "
+          f"{'unrolled/inductor':>18}")
+    for name in (m[0] for m in models.torch_models()):
+        for label in ("cold", "warm"):
+            lh, unrolled, inductor = (measure(tool, name, args.pipeline, label == "warm")
+                                      for tool in TOOLS)
+            own = lh["seconds"] - lh["export"]
+            print(f"  {name:18} {label:>4} {lh['seconds']:11.2f} {lh['export']:13.2f} "
+                  f"{own:7.2f} {unrolled['seconds']:9.2f} {inductor['seconds']:9.2f} "
+                  f"{lh['seconds'] / inductor['seconds']:12.2f} "
+                  f"{own / inductor['seconds']:13.2f} "
+                  f"{unrolled['seconds'] / inductor['seconds']:18.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -94,7 +94,8 @@ def _decompose(program, decompositions: Dict[Any, Callable]):
 
 
 def import_model(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = None, *,
-                 dynamic_shapes: Any = None, strict: bool = False, func_name: str = "main",
+                 dynamic_shapes: Any = None, strict: bool = False,
+                 decompositions: Optional[Dict[Any, Callable]] = None, func_name: str = "main",
                  context: Optional[ir.Context] = None,
                  hooks: Optional["fx_importer.FxImporterHooks"] = None) -> ir.Module:
     """Imports a model as torch-dialect IR into a lighthouse context.
@@ -105,7 +106,7 @@ def import_model(model, example_args: Sequence = (), example_kwargs: Optional[Di
     as `torch.operator`. Parameters and buffers become constants.
     """
     program = export(model, example_args, example_kwargs, dynamic_shapes=dynamic_shapes,
-                     strict=strict)
+                     strict=strict, decompositions=decompositions)
     importer = fx_importer.FxImporter(context=import_context(context), hooks=hooks)
     importer.import_frozen_program(program, func_name=func_name)
     return name_torch_operators(importer.module)
