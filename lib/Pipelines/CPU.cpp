@@ -121,7 +121,8 @@ void registerPipelines() {
       "lighthouse's performance CPU pipeline: matmuls split across threads "
       "(OpenMP), tiled for the cache and the registers and vectorized, then "
       "lowered as lighthouse-cpu does; takes lighthouse-cpu-schedule's "
-      "options (cache-tiles, register-tiles, threads, fuse-consumers)",
+      "options (cache-tiles, register-tiles, threads, pack-b, "
+      "fuse-consumers)",
       [](OpPassManager &pm, llvm::StringRef options,
          llvm::function_ref<LogicalResult(const llvm::Twine &)> onError) {
         std::string errors;

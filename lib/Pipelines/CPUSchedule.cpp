@@ -1,10 +1,12 @@
 //===- CPUSchedule.cpp - Tiling and vectorization for CPUs ----------------===//
 //
 // `lighthouse-cpu-schedule` tiles each eligible linalg.matmul on tensors twice,
-// for the cache (a block of C that stays in L2 while K streams) and for the
-// registers (a block of C held in vector registers across the loop over K),
-// and vectorizes the register tile into outer products, i.e. FMAs on vectors
-// of N; large matmuls are split across threads. A chain of elementwise ops
+// for the cache (blocks of C, columns outer, that stay in L2 while K
+// streams) and for the registers (a block of C held in vector registers
+// across the loop over K), and vectorizes the register tile into outer
+// products, i.e. FMAs on vectors of N; a large B is first copied into
+// panels in the order the register tiles read it, and large matmuls are
+// split across threads. A chain of elementwise ops
 // consuming a matmul's result (bias, activation) is computed per block of C,
 // inside the matmul's loops, while the block is in cache. 2-D NCHW
 // convolutions with a stride of 1 or 2 along the rows are tiled into blocks
@@ -66,16 +68,33 @@ constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
 /// ~175 us on one, ~125 us on two.
 constexpr int64_t kMinThreadedElements = int64_t(1) << 19;
 
-/// Tile sizes for one matmul: the rows of M each thread takes (0: one
-/// thread), then [M, N, K] for the cache and for the registers.
+/// When a matmul copies B into panels (see matmulSchedule): from this many
+/// floats of B per thread, read in place, B no longer stays in L2 (2 MB a
+/// core on the machines measured) and its rows span more pages than the
+/// TLB holds. Measured with bench/matmul.py on two threads, in panels vs in
+/// place: 512^3 (128K floats a thread) 0.71-0.74 vs 0.73-0.78 of torch's
+/// speed; 1024^3 (512K) 0.76-0.77 vs 0.44-0.50; 2048^3 0.81-0.84 vs
+/// 0.34-0.55.
+constexpr int64_t kMinPackedFloats = int64_t(1) << 18;
+/// And from this many rows of A per thread: the copy costs about as much as
+/// 5/M of the matmul.
+constexpr int64_t kMinPackedRows = 64;
+
+/// Tile sizes for one matmul: how threads split C, then [M, N, K] for the
+/// cache and for the registers.
 struct MatmulTiles {
-  int64_t threadRows = 0;
-  /// Whether C starts as a linalg.fill, which each thread then does for its
-  /// own rows.
+  /// The dimension of C split across threads (0: M, 1: N), and each
+  /// thread's part of it; -1: one thread.
+  int threadDim = -1;
+  int64_t threadPart = 0;
+  /// Whether C starts as a linalg.fill, which each block of C then does for
+  /// itself.
   bool fillsC = false;
   /// Whether M is dynamic: its loop is then peeled into whole register tiles
   /// and a partial one.
   bool dynamicRows = false;
+  /// Whether B is copied into panels, one per column of blocks of C.
+  bool packsB = false;
   SmallVector<int64_t, 3> cache, registers;
 };
 
@@ -85,7 +104,7 @@ struct MatmulTiles {
 static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
                                            ArrayRef<int64_t> cacheTiles,
                                            ArrayRef<int64_t> registerTiles,
-                                           int64_t threads) {
+                                           int64_t threads, bool packB) {
   if (!matmul.hasPureTensorSemantics())
     return std::nullopt;
   auto lhs = dyn_cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
@@ -106,12 +125,18 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
     sizes[0] = registerTiles[0];
   tiles.fillsC = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>() &&
                  matmul.getDpsInits()[0].hasOneUse();
-  // Threads split M when each gets whole register tiles.
+  // Threads split N, so that each copies only its own columns of B, or else
+  // M; each gets whole register tiles.
   if (threads > 1 && !tiles.dynamicRows &&
-      sizes[0] * sizes[1] * sizes[2] >= kMinThreadedWork &&
-      sizes[0] % (threads * registerTiles[0]) == 0) {
-    tiles.threadRows = sizes[0] / threads;
-    sizes[0] = tiles.threadRows;
+      sizes[0] * sizes[1] * sizes[2] >= kMinThreadedWork) {
+    for (int dim : {1, 0}) {
+      if (sizes[dim] % (threads * registerTiles[dim]))
+        continue;
+      tiles.threadDim = dim;
+      tiles.threadPart = sizes[dim] / threads;
+      sizes[dim] = tiles.threadPart;
+      break;
+    }
   }
   for (int i = 0; i < 3; ++i) {
     int64_t registers = registerTiles[i];
@@ -127,6 +152,8 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
     tiles.cache.push_back(cache);
     tiles.registers.push_back(registers);
   }
+  tiles.packsB = packB && !tiles.dynamicRows && sizes[0] >= kMinPackedRows &&
+                 sizes[1] * sizes[2] >= kMinPackedFloats;
   return tiles;
 }
 
@@ -203,10 +230,15 @@ static int64_t rowVectorWidth(int64_t size) {
 /// The transform ops that tile and vectorize the matmul marked with
 /// kScheduleAttr = `index`, and its `consumers` elementwise generics, marked
 /// with the same index and kConsumerAttr = their position (1, 2, ...). The
-/// root, the last consumer or else the matmul, is tiled (for threads, then
-/// for the cache); the ops it depends on are fused into its loops, producer
-/// after producer. With consumers, the matmul in a block of C then loops
-/// over K.
+/// root, the last consumer or else the matmul, is tiled for threads, then
+/// into blocks of C, columns outer and rows inner; the ops it depends on are
+/// fused into those loops, producer after producer. In a block, the matmul
+/// loops over K, then over register tiles. With `packsB`, the columns of B a
+/// column of blocks reads are copied, before its rows, into panels of one
+/// register tile's width laid out in the order the register tiles read them
+/// (the pad of the register tile's B, hoisted out of five loops): every block
+/// of rows then reads B in order, a page at a time, rather than one row of
+/// B per page.
 static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
                                   size_t consumers) {
   // Each op's handles are suffixed with `index`, formatted in as {0}.
@@ -216,22 +248,19 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
   std::string block = format(R"mlir(
     %matched{0} = transform.structured.match ops{{["linalg.matmul"]}
         attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
+    %func{0} = transform.get_parent_op %matched{0} {{op_name = "func.func"}
+        : (!transform.any_op) -> !transform.any_op
 )mlir",
                              kScheduleAttr);
   // With a dynamic M, sizes in the fused loops are read off the producers'
   // results (tensor.dim): before each fusion they are made to read the
   // operands' instead, or the producer would be cloned whole into the loop.
   std::string resolveSizes;
-  if (tile.dynamicRows && consumers) {
-    block += format(R"mlir(
-    %func{0} = transform.get_parent_op %matched{0} {{op_name = "func.func"}
-        : (!transform.any_op) -> !transform.any_op
-)mlir");
+  if (tile.dynamicRows && consumers)
     resolveSizes = format(R"mlir(
     transform.apply_patterns to %func{0} {{
       transform.apply_patterns.memref.resolve_ranked_shaped_type_result_dims
     } : !transform.any_op)mlir");
-  }
   for (size_t i = 1; i <= consumers; ++i)
     block += format(R"mlir(
     %consumer{0}_{1} = transform.structured.match ops{{["linalg.generic"]}
@@ -272,61 +301,84 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
     }
     return script;
   };
-  if (tile.threadRows) {
-    // An scf.forall over blocks of rows, one per thread; each thread
-    // computes its rows of everything fused, the fill of C included.
+  if (tile.threadDim >= 0) {
+    // An scf.forall over parts of C, one per thread; each thread computes
+    // its part of everything fused, the fill of C included.
+    SmallVector<int64_t> part = {0, 0};
+    part[tile.threadDim] = tile.threadPart;
     block += format(R"mlir(
     %threads{0}, %forall{0} = transform.structured.tile_using_forall {1}
-        tile_sizes [{2}, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+        tile_sizes [{2}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 )mlir",
-                    root, tile.threadRows);
+                    root, sizes(part));
     block += fuseProducersInto(format("%forall{0}"), "thread");
     root = format("%threads{0}");
   }
-  std::string consumerTiling;
-  std::string matmul = root;
-  // The tiles of the matmul for the cache, [M, N, K] or, for a dynamic M,
-  // [0, N, K]; with consumers, the block of C (M and N) is tiled for all of
-  // them, then K for the matmul alone.
-  SmallVector<int64_t> cacheTiles(tile.cache.begin(), tile.cache.end());
-  if (tile.dynamicRows)
-    cacheTiles[0] = 0;
-  if (consumers) {
-    SmallVector<int64_t> blockTiles(ArrayRef(cacheTiles).take_front(2));
-    size_t loops = llvm::count_if(blockTiles, [](int64_t t) { return t; });
-    block += format(R"mlir(
-    %block{0}, %bl{0}:{2} = transform.structured.tile_using_for {1} tile_sizes [{3}]
+  // Blocks of C: columns outer, rows inner (a dynamic M is not tiled).
+  SmallVector<int64_t> blockTiles = {tile.dynamicRows ? 0 : tile.cache[0],
+                                     tile.cache[1]};
+  size_t blockLoops = blockTiles[0] ? 2 : 1;
+  block += format(R"mlir(
+    %block{0}, %bl{0}:{2} = transform.structured.tile_using_for {1} tile_sizes [{3}]{5}
         : (!transform.any_op) -> (!transform.any_op{4})
 )mlir",
-                    root, loops, sizes(blockTiles), loopHandleTypes(loops));
-    block += fuseProducersInto(format("%bl{0}#{1}", loops - 1), "cache");
-    matmul = producers[consumers - 1];
-    cacheTiles = {0, 0, tile.cache[2]};
-    // The consumers in a block: rows of vectors.
+                  root, blockLoops, sizes(blockTiles),
+                  loopHandleTypes(blockLoops),
+                  blockLoops == 2 ? " interchange = [1, 0]" : "");
+  std::string innerBlockLoop = format("%bl{0}#{1}", blockLoops - 1);
+  block += fuseProducersInto(innerBlockLoop, "cache");
+  std::string matmul = consumers ? producers[consumers - 1] : format("%block{0}");
+  // The consumers in a block: rows of vectors.
+  std::string consumerTiling;
+  if (int64_t width = consumers ? rowVectorWidth(tile.cache[1]) : 0) {
     SmallVector<std::string> inBlock = {format("%block{0}")};
     inBlock.append(producers.begin(), producers.begin() + consumers - 1);
-    if (int64_t width = rowVectorWidth(tile.cache[1]))
-      for (auto [i, consumer] : llvm::enumerate(inBlock))
-        consumerTiling += format(R"mlir(
+    for (auto [i, consumer] : llvm::enumerate(inBlock))
+      consumerTiling += format(R"mlir(
     %rows{0}_{1}, %rowl{0}_{1}:2 = transform.structured.tile_using_for {2} tile_sizes [1, {3}]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     transform.structured.vectorize %rows{0}_{1} : !transform.any_op
 )mlir",
-                                  i, consumer, width);
+                                i, consumer, width);
   }
-  size_t cacheLoops = llvm::count_if(cacheTiles, [](int64_t t) { return t; });
   block += format(R"mlir(
-    %cache{0}, %cl{0}:{2} = transform.structured.tile_using_for {1} tile_sizes [{3}]
-        : (!transform.any_op) -> (!transform.any_op{4})
-    %regs{0}, %rl{0}:3 = transform.structured.tile_using_for %cache{0} tile_sizes [{5}]
+    %kblock{0}, %kl{0} = transform.structured.tile_using_for {1} tile_sizes [0, 0, {2}]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %regs{0}, %rl{0}:3 = transform.structured.tile_using_for %kblock{0} tile_sizes [{3}]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 )mlir",
-                  matmul, cacheLoops, sizes(cacheTiles),
-                  loopHandleTypes(cacheLoops), sizes(tile.registers));
+                  matmul, tile.cache[2], sizes(tile.registers));
+  std::string registerTile = format("%regs{0}");
+  if (tile.packsB) {
+    // B's slice, taken in the rows loop, moves above it, and slices of
+    // slices become one, so that the pad of B reads what is defined above
+    // the five loops it is hoisted out of (registers, K, rows of blocks).
+    block += format(R"mlir(
+    transform.apply_licm to %bl{0}#1 : !transform.any_op
+    transform.apply_patterns to %func{0} {{
+      transform.apply_patterns.tensor.merge_consecutive_insert_extract_slice
+    } : !transform.any_op
+    %padded{0}, %pad{0}, %copy{0} = transform.structured.pad %regs{0} {{
+        padding_values = [0.0 : f32, 0.0 : f32, 0.0 : f32],
+        padding_dimensions = [0, 1, 2], nofold_flags = [0, 1, 0],
+        copy_back_op = "none"}
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %panelCopy{0} = transform.get_producer_of_operand %padded{0}[1]
+        : (!transform.any_op) -> !transform.any_op
+    %panels{0} = transform.structured.hoist_pad %panelCopy{0} by 5 loops
+        : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %panels{0} vector_sizes [{1}, {2}]
+        : !transform.any_op
+)mlir",
+                    tile.registers[2], tile.registers[1]);
+    registerTile = format("%padded{0}");
+  }
   if (!tile.dynamicRows)
     return block + format(R"mlir(
-    transform.structured.vectorize %regs{0} : !transform.any_op
-)mlir") + consumerTiling;
+    transform.structured.vectorize {1} : !transform.any_op
+)mlir",
+                          registerTile) +
+           consumerTiling;
   // Rows of a dynamic count: the loop over register tiles of rows is peeled
   // into whole tiles, vectorized, and a last partial one, left to loops.
   return block + format(R"mlir(
@@ -645,7 +697,9 @@ module attributes {{transform.with_named_sequence} {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
     // Keep what each loop reads and writes back at the same place (the block
-    // of C of a register tile) in registers across the loop.
+    // of C of a register tile) in registers across the loop; the places
+    // compare equal once their offsets are one value each.
+    transform.apply_cse to %funcs : !transform.any_op
     %loops = transform.structured.match ops{{["scf.for"]} in %root
         : (!transform.any_op) -> !transform.any_op
     transform.loop.hoist_loop_invariant_subsets %loops : !transform.any_op
@@ -672,7 +726,7 @@ public:
   StringRef getDescription() const override {
     return "Tile and vectorize linalg ops on tensors for CPUs: matmuls for "
            "the cache, the registers and threads, with their elementwise "
-           "consumers; NCHW convolutions in register blocks of channels by "
+           "consumers, a large B copied into panels first; NCHW convolutions in register blocks of channels by "
            "rows of pixels, or with poolings as 1-D windows, split across "
            "threads by images, channels or rows; elementwise generics, split "
            "across threads when large";
@@ -713,7 +767,8 @@ public:
         return; // A consumer fused into its matmul's schedule.
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
         if (auto tiles =
-                tilesFor(matmul, cacheTiles, registerTiles, threadCount)) {
+                tilesFor(matmul, cacheTiles, registerTiles, threadCount,
+                         packB)) {
           SmallVector<linalg::GenericOp> consumers =
               elementwiseConsumers(matmul);
           if (!fuseConsumers)
@@ -777,7 +832,7 @@ private:
   ListOption<int64_t> cacheTiles{
       *this, "cache-tiles",
       llvm::cl::desc("M, N, K tile sizes of the block of C kept in cache"),
-      llvm::cl::list_init<int64_t>({128, 1024, 64})};
+      llvm::cl::list_init<int64_t>({128, 256, 256})};
   ListOption<int64_t> registerTiles{
       *this, "register-tiles",
       llvm::cl::desc("M, N, K tile sizes of the block of C kept in vector "
@@ -789,6 +844,13 @@ private:
                      "images of large convolutions and large elementwise "
                      "ops (0: one per hardware thread; 1: no scf.forall)"),
       llvm::cl::init(0)};
+  Option<bool> packB{
+      *this, "pack-b",
+      llvm::cl::desc("Copy B into panels laid out in the order the register "
+                     "tiles read them, once per column of blocks of C, when "
+                     "each thread's part of B has 256K floats or more and "
+                     "of A 64 rows or more"),
+      llvm::cl::init(true)};
   Option<bool> fuseConsumers{
       *this, "fuse-consumers",
       llvm::cl::desc("Compute the elementwise consumers of each matmul "

@@ -4,6 +4,7 @@
 // RUN: not lh-opt %s --lighthouse-cpu-schedule="register-tiles=8,0,8" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu-fast)" | FileCheck %s --check-prefix=FAST
 // RUN: lh-opt %s --lighthouse-cpu-schedule="threads=2 fuse-consumers=0" | FileCheck %s --check-prefix=UNFUSED
+// RUN: lh-opt %s --lighthouse-cpu-schedule="threads=2 pack-b=0" | FileCheck %s --check-prefix=UNPACKED
 // RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu-fast{threads=1})" | FileCheck %s --check-prefix=FAST-ONE-THREAD
 // RUN: lh-opt %s --lighthouse-cpu-schedule="threads=1" --cse | FileCheck %s --check-prefix=DILATED
 // RUN: not lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu-fast{tiles=4})" 2>&1 | FileCheck %s --check-prefix=FAST-BAD
@@ -15,13 +16,15 @@
 // FAST-BAD: lighthouse-cpu-fast: {{.*}}no such option tiles
 
 // CHECK-LABEL: func.func @square
-// Two threads take 128 rows each; the cache tile is 128x256x64.
+// Two threads take 128 columns each, in blocks of C of 128 rows. A register
+// tile of C is read once, carried through the loop over K in registers, and
+// written back once. B (64K floats) is read in place.
 // CHECK:         scf.forall (%{{.*}}) in (2) shared_outs
-// CHECK:           scf.for {{.*}} step %c64
-// The register tile of C is read once, carried through the loop over K in
-// registers, and written back once.
+// CHECK-NOT:       tensor.empty
+// CHECK:           scf.for {{.*}} to %c256 step %c128
 // CHECK:             %[[C:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
 // CHECK:             %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[C]]) -> (vector<8x32xf32>)
+// CHECK:               tensor.extract_slice {{.*}} [8, 32] [1, 1] : tensor<256x128xf32> to tensor<8x32xf32>
 // CHECK:               vector.transfer_read {{.*}} : tensor<8x8xf32>, vector<8x8xf32>
 // CHECK:               vector.fma {{.*}} : vector<32xf32>
 // CHECK:             vector.transfer_write %[[SUM]]
@@ -32,6 +35,34 @@
 func.func @square(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
   return %r : tensor<256x256xf32>
+}
+
+// Each thread's half of B holds 256K floats: before each column of blocks
+// of C (256 columns), the thread copies that column of B into panels of 32
+// columns, where each register tile's 8 rows of 32 are contiguous, in the
+// order the register tiles read them; with pack-b=0, B is read in place.
+// CHECK-LABEL: func.func @panels
+// CHECK:         scf.forall (%{{.*}}) in (2) shared_outs
+// CHECK:           scf.for {{.*}} to %c512 step %c256
+// CHECK:             tensor.empty() : tensor<2x8x32x8x32xf32>
+// CHECK:             scf.for {{.*}} to %c512 step %c256
+// CHECK:               scf.for {{.*}} to %c256 step %c32
+// CHECK:                 scf.for {{.*}} to %c256 step %c8
+// CHECK:                   tensor.extract_slice %arg1{{.*}} [8, 32] [1, 1] : tensor<512x1024xf32> to tensor<8x32xf32>
+// CHECK:                   tensor.insert_slice {{.*}} [1, 1, 1, 8, 32] [1, 1, 1, 1, 1] : tensor<8x32xf32> into tensor<2x8x32x8x32xf32>
+// CHECK:             %[[SUM:.*]] = scf.for {{.*}} -> (vector<8x32xf32>)
+// CHECK:               %[[PANEL:.*]] = tensor.extract_slice {{.*}} [1, 1, 1, 8, 32] [1, 1, 1, 1, 1] : tensor<2x8x32x8x32xf32> to tensor<8x32xf32>
+// CHECK:               vector.transfer_read %[[PANEL]]{{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// CHECK:               vector.fma {{.*}} : vector<32xf32>
+// CHECK:             vector.transfer_write %[[SUM]]
+// UNPACKED-LABEL: func.func @panels
+// UNPACKED-NOT:     tensor.empty
+// UNPACKED:         tensor.extract_slice {{.*}} [8, 32] [1, 1] : tensor<256x256xf32> to tensor<8x32xf32>
+// UNPACKED:         vector.fma {{.*}} : vector<32xf32>
+// UNPACKED-LABEL: func.func @ragged
+func.func @panels(%a: tensor<64x512xf32>, %b: tensor<512x1024xf32>, %c: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x1024xf32>) outs(%c : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  return %r : tensor<64x1024xf32>
 }
 
 // Shapes that do not divide into whole register tiles keep the linalg op,
@@ -289,9 +320,12 @@ func.func @large_elementwise(%x: tensor<8x16x64x64xf32>, %bias: tensor<16x1x1xf3
   return %exp, %biased, %small_biased : tensor<8x16x64x64xf32>, tensor<8x16x64x64xf32>, tensor<4x16x64x64xf32>
 }
 
-// A small matmul stays on one thread: waking another costs more than it saves.
+// A small matmul stays on one thread: waking another costs more than it
+// saves; and it reads B in place: with 16 rows of A, each element of B is
+// used too few times for a copy of B to pay.
 // CHECK-LABEL: func.func @small
 // CHECK-NOT:     scf.forall
+// CHECK-NOT:     tensor.insert_slice
 // CHECK:         vector.fma {{.*}} : vector<32xf32>
 // CHECK:       return
 func.func @small(%a: tensor<16x128xf32>, %b: tensor<128x32xf32>, %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
@@ -300,19 +334,19 @@ func.func @small(%a: tensor<16x128xf32>, %b: tensor<128x32xf32>, %c: tensor<16x3
 }
 
 // A cache tile that does not divide the shape shrinks to one that does: K of
-// 1000 goes by 40, not 64.
+// 1000 goes by 200, not 256.
 // CHECK-LABEL: func.func @shrunk_cache_tile
-// CHECK:         scf.for {{.*}} to %c1000 step %c40
+// CHECK:         scf.for {{.*}} to %c1000 step %c200
 // CHECK:           vector.fma {{.*}} : vector<32xf32>
 func.func @shrunk_cache_tile(%a: tensor<64x1000xf32>, %b: tensor<1000x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x1000xf32>, tensor<1000x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
 
-// A C that starts as a fill is filled by each thread for its own rows.
+// A C that starts as a fill is filled by each thread for its own columns.
 // CHECK-LABEL: func.func @filled
 // CHECK:         scf.forall (%{{.*}}) in (2) shared_outs
-// CHECK:           linalg.fill {{.*}} -> tensor<128x256xf32>
+// CHECK:           linalg.fill {{.*}} -> tensor<256x128xf32>
 // CHECK:           vector.fma {{.*}} : vector<32xf32>
 func.func @filled(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %zero = arith.constant 0.0 : f32
@@ -408,7 +442,7 @@ func.func @compare(%x: tensor<4x16xf32>) -> tensor<4x16xi1> {
 // fuse-consumers=0, after all of the matmul.
 // CHECK-LABEL: func.func @bias_relu
 // CHECK:         scf.forall (%{{.*}}) in (2) shared_outs
-// CHECK:           linalg.fill {{.*}} -> tensor<128x256xf32>
+// CHECK:           linalg.fill {{.*}} -> tensor<128x128xf32>
 // CHECK:           vector.fma {{.*}} : vector<32xf32>
 // CHECK:           arith.addf {{.*}} : vector<1x64xf32>
 // CHECK:           arith.maximumf {{.*}} : vector<1x64xf32>

@@ -225,9 +225,11 @@ def test_other_settings_match_eager(compiled_models, name, pipeline, unroll_loop
 
 
 @pytest.mark.parametrize("m, n, k", [(256, 256, 256), (64, 1024, 128), (64, 64, 1000),
-                                     (10, 7, 5), (None, 96, 64)],
-                         ids=["threads-and-vectors", "one-cache-tile", "shrunk-cache-tile",
-                              "ragged-loops", "dynamic-rows"])
+                                     (10, 7, 5), (None, 96, 64), (128, 1024, 512),
+                                     (256, 1056, 256)],
+                         ids=["threads-and-vectors", "column-blocks", "shrunk-cache-tile",
+                              "ragged-loops", "dynamic-rows", "panels-of-b",
+                              "panels-of-b-rows-split"])
 def test_fast_pipeline_matmul(m, n, k):
     compiled = compile_module(models.matmul_mlir(m, n, k), pipeline="fast")
     rng = np.random.default_rng(n + k)
@@ -322,8 +324,9 @@ def test_batch_matmul_with_a_shared_weight(pipeline):
         np.testing.assert_allclose(compiled(x, w), x @ w, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("m, n, k", [(256, 256, 256), (64, 1024, 128), (None, 96, 64)],
-                         ids=["threads", "one-cache-tile", "dynamic-rows"])
+@pytest.mark.parametrize("m, n, k", [(256, 256, 256), (64, 1024, 128), (None, 96, 64),
+                                     (128, 1024, 512)],
+                         ids=["threads", "column-blocks", "dynamic-rows", "panels-of-b"])
 def test_fast_pipeline_fuses_bias_and_relu(m, n, k):
     compiled = compile_module(models.matmul_bias_relu_mlir(m, n, k), pipeline="fast")
     rng = np.random.default_rng(m or 0)
