@@ -9,9 +9,9 @@
 // split across threads. A chain of elementwise ops
 // consuming a matmul's result (bias, activation) is computed per block of C,
 // inside the matmul's loops, while the block is in cache. 2-D NCHW
-// convolutions with a stride of 1 or 2 along the rows are tiled into blocks
-// of channels by one or two output rows of pixels for the register kernel
-// of ConvRows.h; other convolutions and poolings into single output rows,
+// convolutions and poolings with a stride of 1 or 2 along the rows are tiled
+// into blocks of channels by one or two output rows of pixels for the
+// register kernel of WindowRows.h; others into single output rows,
 // decomposed into 1-D windows and vectorized along the row; either is split
 // across threads by images when the batch is large, else within the image
 // when one image is. Elementwise
@@ -23,7 +23,7 @@
 
 #include "lighthouse/Pipelines/Pipelines.h"
 
-#include "ConvRows.h"
+#include "WindowRows.h"
 #include "Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -52,9 +52,9 @@ constexpr llvm::StringLiteral kScheduleAttr = "lighthouse.cpu_schedule";
 /// On a convolution or pooling copy that runs when the batch is large enough
 /// to split across threads (see versionOnBatchSize).
 constexpr llvm::StringLiteral kThreadedAttr = "lighthouse.cpu_threaded";
-/// On a convolution computed by the register kernel of ConvRows.h, and on
-/// the blocks it is tiled into.
-constexpr llvm::StringLiteral kConvRowsAttr = "lighthouse.cpu_conv_rows";
+/// On a convolution or pooling computed by the register kernel of
+/// WindowRows.h, and on the blocks it is tiled into.
+constexpr llvm::StringLiteral kWindowRowsAttr = "lighthouse.cpu_window_rows";
 /// On the elementwise consumers of a scheduled matmul: their position in the
 /// chain of consumers (1 for the one reading the matmul's result).
 constexpr llvm::StringLiteral kConsumerAttr = "lighthouse.cpu_consumer";
@@ -427,11 +427,11 @@ static std::optional<SmallVector<int64_t>> windowTiles(linalg::LinalgOp op) {
 }
 
 /// How the schedule computes a convolution or pooling: its tile sizes, and
-/// whether each tile is a block of the register kernel of ConvRows.h or is
-/// decomposed into 1-D windows that linalg vectorizes.
+/// whether each tile is a block of the register kernel of WindowRows.h or
+/// is decomposed into 1-D windows that linalg vectorizes.
 struct WindowPlan {
   SmallVector<int64_t> tiles;
-  bool convRows;
+  bool rowKernel;
 };
 
 /// A loop of an op split across threads: in `threads` parts, or in parts
@@ -443,20 +443,25 @@ struct ThreadSplit {
 };
 
 static std::optional<WindowPlan> windowPlan(linalg::LinalgOp op) {
-  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
-    if (std::optional<ConvRowTile> block = convRowTile(conv))
-      return WindowPlan{
-          {1, block->channels, block->rows, block->pixels, 0, 0, 0},
-          /*convRows=*/true};
+  if (std::optional<WindowRowTile> block = windowRowTile(op)) {
+    // Iteration spaces: conv (n, f, oh, ow, c, kh, kw), pooling (n, c, oh,
+    // ow, kh, kw); the block's loops, the others untiled.
+    SmallVector<int64_t> tiles(op.getNumLoops(), 0);
+    tiles[0] = 1;
+    tiles[1] = block->channels;
+    tiles[2] = block->rows;
+    tiles[3] = block->pixels;
+    return WindowPlan{tiles, /*rowKernel=*/true};
+  }
   if (std::optional<SmallVector<int64_t>> tiles = windowTiles(op))
-    return WindowPlan{*tiles, /*convRows=*/false};
+    return WindowPlan{*tiles, /*rowKernel=*/false};
   return std::nullopt;
 }
 
 /// The transform ops that tile the convolution or pooling `op` marked with
 /// kScheduleAttr = `index` as `plan` says; tiles for linalg's vectorizer are
 /// decomposed into 1-D windows and vectorized along the row, blocks of the
-/// register kernel are left to vectorizeConvRow. With `split`, its loop is
+/// register kernel are left to vectorizeWindowRows. With `split`, its loop is
 /// first split across that many threads.
 static std::string windowSchedule(size_t index, linalg::LinalgOp op,
                                   const WindowPlan &plan,
@@ -476,7 +481,7 @@ static std::string windowSchedule(size_t index, linalg::LinalgOp op,
   }
   size_t loops = llvm::count_if(plan.tiles, [](int64_t t) { return t; });
   std::string vectorize;
-  if (!plan.convRows)
+  if (!plan.rowKernel)
     vectorize = llvm::formatv(R"mlir(
     %windows1d{0} = transform.structured.decompose %rows{0}
         : (!transform.any_op) -> !transform.any_op
@@ -785,8 +790,8 @@ public:
         if (!plan)
           return;
         std::optional<ThreadSplit> split = windowSplit(op, *plan, threadCount);
-        if (plan->convRows)
-          op->setAttr(kConvRowsAttr, builder.getUnitAttr());
+        if (plan->rowKernel)
+          op->setAttr(kWindowRowsAttr, builder.getUnitAttr());
         mark(op, windowSchedule(blocks.size(), op, *plan, split));
       } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
         if (auto block =
@@ -808,18 +813,19 @@ public:
     LogicalResult applied = transform::applyTransforms(
         module, entry, /*extraMapping=*/{}, transform::TransformOptions(),
         /*enforceToplevelTransformOp=*/false);
-    // The blocks of convolutions tiled for the register kernel; one whose
-    // tiling failed keeps its shape, which the kernel turns down: loops.
-    SmallVector<linalg::Conv2DNchwFchwOp> convBlocks;
-    module.walk([&](linalg::Conv2DNchwFchwOp conv) {
-      if (conv->hasAttr(kConvRowsAttr))
-        convBlocks.push_back(conv);
+    // The blocks of convolutions and poolings tiled for the register kernel;
+    // one whose tiling failed keeps its shape, which the kernel turns down:
+    // loops.
+    SmallVector<linalg::LinalgOp> rowBlocks;
+    module.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kWindowRowsAttr))
+        rowBlocks.push_back(op);
     });
     IRRewriter rewriter(module.getContext());
-    for (linalg::Conv2DNchwFchwOp conv : convBlocks)
-      (void)vectorizeConvRow(rewriter, conv);
+    for (linalg::LinalgOp block : rowBlocks)
+      (void)vectorizeWindowRows(rewriter, block);
     module.walk([](Operation *op) {
-      op->removeAttr(kConvRowsAttr);
+      op->removeAttr(kWindowRowsAttr);
       op->removeAttr(kScheduleAttr);
       op->removeAttr(kConsumerAttr);
       op->removeAttr(kThreadedAttr);

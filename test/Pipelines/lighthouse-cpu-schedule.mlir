@@ -126,6 +126,47 @@ func.func @conv(%x: tensor<?x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %init: tenso
   return %c : tensor<?x8x8x8xf32>
 }
 
+// Poolings use the register kernel too: a block of 8 channels by 2 output
+// rows of 16 pixels is sixteen vectors of maxima, kept in registers across
+// the loop over the 3 window rows; per window column (unrolled), each
+// channel and output row loads the span of its image row (31 pixels at a
+// stride of 2) and picks the block's pixels out of it.
+// CHECK-LABEL: func.func @max_pool
+// CHECK-NOT:     scf.forall
+// CHECK:         scf.for {{.*}} to %c16 step %c8
+// CHECK:           scf.for {{.*}} to %c16 step %c2
+// CHECK-COUNT-16:    vector.transfer_read {{.*}} : tensor<1x8x2x16xf32>, vector<16xf32>
+// CHECK:             scf.for {{.*}} to %c3 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK:               %[[SPAN:.*]] = vector.transfer_read {{.*}} : tensor<1x8x5x33xf32>, vector<31xf32>
+// CHECK:               %[[PIXELS:.*]] = vector.shuffle %[[SPAN]], %[[SPAN]] [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
+// CHECK:               arith.maximumf %[[PIXELS]], %{{.*}} : vector<16xf32>
+// CHECK-COUNT-47:      arith.maximumf
+// CHECK-NOT:           arith.maximumf
+// CHECK:               scf.yield
+// CHECK-COUNT-16:    vector.transfer_write {{.*}} : vector<16xf32>, tensor<1x8x2x16xf32>
+// CHECK-NOT:     linalg.pooling_nchw_max
+func.func @max_pool(%x: tensor<1x16x34x34xf32>, %init: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> {
+  %window = tensor.empty() : tensor<3x3xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+       ins(%x, %window : tensor<1x16x34x34xf32>, tensor<3x3xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %r : tensor<1x16x16x16xf32>
+}
+
+// Sums, unstrided: each window column is a load per channel and row, and
+// an add.
+// CHECK-LABEL: func.func @sum_pool
+// CHECK:         scf.for {{.*}} to %c3
+// CHECK-NOT:       vector.shuffle
+// CHECK:           %[[PIXELS:.*]] = vector.transfer_read {{.*}} : tensor<1x8x4x10xf32>, vector<8xf32>
+// CHECK:           arith.addf %[[PIXELS]], %{{.*}} : vector<8xf32>
+// CHECK-NOT:     linalg.pooling_nchw_sum
+func.func @sum_pool(%x: tensor<1x8x10x10xf32>, %init: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %window = tensor.empty() : tensor<3x3xf32>
+  %r = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %window : tensor<1x8x10x10xf32>, tensor<3x3xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %r : tensor<1x8x8x8xf32>
+}
+
 // A static batch of 256 images is enough work for the threads.
 // CHECK-LABEL: func.func @conv_static_batch
 // CHECK-NOT:     scf.if

@@ -399,6 +399,12 @@ OPS = {
                          (torch.randn(2, 8, 6, 4), torch.randn(16, 8, 3, 3))),
     "conv-strided": (lambda x, w: F.conv2d(x, w, stride=2, padding=1),
                      (torch.randn(2, 3, 16, 16), torch.randn(8, 3, 3, 3))),
+    # Poolings: the register kernel's blocks (max, sum), strided and not,
+    # padded with -inf, and the 1-D windows (rows of 3 pixels).
+    "max-pool-padded": (lambda x: F.max_pool2d(x, 3, 2, 1), (torch.randn(2, 16, 32, 32),)),
+    "max-pool-odd-rows": (lambda x: F.max_pool2d(x, 2, 1), (torch.randn(1, 12, 9, 21),)),
+    "avg-pool-strided": (lambda x: F.avg_pool2d(x, 2, 2), (torch.randn(2, 8, 20, 20),)),
+    "max-pool-narrow-rows": (lambda x: F.max_pool2d(x, 2), (torch.randn(2, 4, 6, 6),)),
     # 512K elements: split across threads by the fast pipeline.
     "large-elementwise": (lambda x, b: torch.relu(x * 0.5 + b[:, None, None]),
                           (torch.randn(8, 16, 64, 64), torch.randn(16))),

@@ -1,0 +1,301 @@
+//===- WindowRows.cpp - NCHW windows in rows of vector registers ---------===//
+
+#include "WindowRows.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+
+namespace lighthouse {
+
+/// Floats in a vector register: the schedule's register tiles, the
+/// matmul's as these, are sized for AVX-512.
+constexpr int64_t kFloatsPerRegister = 16;
+/// Registers of accumulators for one output row of a block: a quarter of
+/// AVX-512's.
+constexpr int64_t kRowAccumulatorRegisters = 8;
+/// Output rows of a block, when the output's height divides by them: each
+/// broadcast weight then feeds an FMA per row, and the block's sums take
+/// half of AVX-512's registers, leaving the others for the image rows and
+/// the weights.
+constexpr int64_t kBlockRows = 2;
+/// Pixels of a block: up to one register.
+constexpr int64_t kRowPixels = kFloatsPerRegister;
+/// Rows narrower than this are vectorized along the channels instead (the
+/// 1-D windows), as a vector of a few pixels would leave most lanes idle.
+constexpr int64_t kMinRowPixels = 4;
+/// The most window columns the kernel unrolls.
+constexpr int64_t kMaxWindowColumns = 11;
+/// The largest stride along the rows: a block's pixels are read as one span
+/// of the image row, (pixels - 1) * stride + 1 wide, then picked out of it.
+constexpr int64_t kMaxRowStride = 2;
+
+static int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
+  for (int64_t d = std::min(n, bound); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+bool isStaticButBatch(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 4 &&
+         llvm::none_of(tensor.getShape().drop_front(), ShapedType::isDynamic);
+}
+
+namespace {
+
+/// What a window op does with each element of its window.
+enum class Reduction { MultiplyAdd, Max, Add };
+
+/// A convolution or pooling as the register kernel sees it.
+struct WindowOp {
+  Value image, window, output;
+  Reduction reduction;
+  /// The input channels each output channel sums over: a convolution's; a
+  /// pooling reduces each channel on its own.
+  int64_t inputChannels;
+  int64_t windowRows, windowColumns;
+  SmallVector<int64_t, 2> strides, dilations;
+};
+
+} // namespace
+
+/// `op` as a window op, when it is one whose window (filter, or pooling
+/// window) has a static shape.
+static std::optional<WindowOp> asWindowOp(linalg::LinalgOp op) {
+  WindowOp window;
+  DenseIntElementsAttr strides, dilations;
+  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
+    window.reduction = Reduction::MultiplyAdd;
+    strides = conv.getStrides();
+    dilations = conv.getDilations();
+  } else if (auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(op.getOperation())) {
+    window.reduction = Reduction::Max;
+    strides = pool.getStrides();
+    dilations = pool.getDilations();
+  } else if (auto pool = dyn_cast<linalg::PoolingNchwSumOp>(op.getOperation())) {
+    window.reduction = Reduction::Add;
+    strides = pool.getStrides();
+    dilations = pool.getDilations();
+  } else {
+    return std::nullopt;
+  }
+  window.image = op.getDpsInputs()[0];
+  window.window = op.getDpsInputs()[1];
+  window.output = op.getDpsInits()[0];
+  auto windowType = dyn_cast<RankedTensorType>(window.window.getType());
+  if (!windowType || !windowType.hasStaticShape())
+    return std::nullopt;
+  // Filters are F x C x KH x KW, pooling windows KH x KW.
+  int64_t rank = windowType.getRank();
+  window.windowRows = windowType.getDimSize(rank - 2);
+  window.windowColumns = windowType.getDimSize(rank - 1);
+  window.inputChannels = window.reduction == Reduction::MultiplyAdd
+                             ? windowType.getDimSize(1)
+                             : 1;
+  window.strides.assign(strides.getValues<int64_t>().begin(),
+                        strides.getValues<int64_t>().end());
+  window.dilations.assign(dilations.getValues<int64_t>().begin(),
+                          dilations.getValues<int64_t>().end());
+  return window;
+}
+
+std::optional<WindowRowTile> windowRowTile(linalg::LinalgOp op) {
+  std::optional<WindowOp> window = asWindowOp(op);
+  if (!window || !op.hasPureTensorSemantics() ||
+      !llvm::all_of(op->getOperandTypes(),
+                    [](Type type) {
+                      return getElementTypeOrSelf(type).isF32();
+                    }) ||
+      !isStaticButBatch(window->image.getType()) ||
+      !isStaticButBatch(window->output.getType()) ||
+      window->windowColumns > kMaxWindowColumns ||
+      window->strides[1] > kMaxRowStride)
+    return std::nullopt;
+  auto outputType = cast<RankedTensorType>(window->output.getType());
+  int64_t width = outputType.getDimSize(3);
+  int64_t pixels =
+      width <= kRowPixels ? width : largestDivisorAtMost(width, kRowPixels);
+  // A row of few pixels that does not divide (a prime width) would make
+  // many narrow vectors.
+  if (pixels < kMinRowPixels || (pixels < kRowPixels / 2 && pixels != width))
+    return std::nullopt;
+  int64_t registersPerRow = llvm::divideCeil(pixels, kFloatsPerRegister);
+  int64_t channels = largestDivisorAtMost(
+      outputType.getDimSize(1), kRowAccumulatorRegisters / registersPerRow);
+  int64_t rows = outputType.getDimSize(2) % kBlockRows == 0 ? kBlockRows : 1;
+  return WindowRowTile{channels, rows, pixels};
+}
+
+LogicalResult vectorizeWindowRows(RewriterBase &rewriter,
+                                  linalg::LinalgOp op) {
+  std::optional<WindowOp> window = asWindowOp(op);
+  if (!window || !op.hasPureTensorSemantics())
+    return failure();
+  Value image = window->image, filter = window->window,
+        output = window->output;
+  auto imageType = dyn_cast<RankedTensorType>(image.getType());
+  auto outputType = dyn_cast<RankedTensorType>(output.getType());
+  if (!imageType || !outputType || !imageType.hasStaticShape() ||
+      !outputType.hasStaticShape())
+    return failure();
+  Type elementType = outputType.getElementType();
+  bool multiplies = window->reduction == Reduction::MultiplyAdd;
+  if (!isa<FloatType>(elementType) ||
+      imageType.getElementType() != elementType ||
+      (multiplies && getElementTypeOrSelf(filter.getType()) != elementType))
+    return failure();
+  ArrayRef<int64_t> outputShape = outputType.getShape();
+  ArrayRef<int64_t> strides = window->strides, dilations = window->dilations;
+  int64_t rowStride = strides[1];
+  int64_t channels = outputShape[1], rows = outputShape[2],
+          pixels = outputShape[3];
+  int64_t span = (pixels - 1) * rowStride + 1;
+  int64_t windowRows = window->windowRows,
+          windowColumns = window->windowColumns;
+  // Blocks as windowRowTile makes them: accumulators that fit the registers.
+  if (channels * rows * llvm::divideCeil(pixels, kFloatsPerRegister) >
+      kRowAccumulatorRegisters * kBlockRows)
+    return failure();
+  if (outputShape[0] != 1 || rows > kBlockRows || rowStride > kMaxRowStride ||
+      (rows - 1) * strides[0] + (windowRows - 1) * dilations[0] >=
+          imageType.getDimSize(2) ||
+      (windowColumns - 1) * dilations[1] + span > imageType.getDimSize(3))
+    return failure();
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  Value zero = constant(0), one = constant(1);
+  Value windowRowCount = constant(windowRows);
+  Value rowDilation = dilations[0] == 1 ? one : constant(dilations[0]);
+  SmallVector<Value> channelIndices, rowIndices, imageRowOffsets,
+      windowColumnIndices, imageColumns;
+  for (int64_t f = 0; f < channels; ++f)
+    channelIndices.push_back(constant(f));
+  for (int64_t r = 0; r < rows; ++r) {
+    rowIndices.push_back(constant(r));
+    imageRowOffsets.push_back(constant(r * strides[0]));
+  }
+  for (int64_t kw = 0; kw < windowColumns; ++kw) {
+    windowColumnIndices.push_back(constant(kw));
+    imageColumns.push_back(constant(kw * dilations[1]));
+  }
+  Value padding = arith::ConstantOp::create(
+      rewriter, loc, elementType, rewriter.getFloatAttr(elementType, 0.0));
+  auto rowType = VectorType::get({pixels}, elementType);
+  auto spanType = VectorType::get({span}, elementType);
+  // The block's pixels in the span of the image row that covers them.
+  SmallVector<int64_t> strided;
+  for (int64_t i = 0; i < pixels; ++i)
+    strided.push_back(i * rowStride);
+  SmallVector<bool> inBounds = {true};
+
+  // One vector of accumulators per output row and channel of the block, row
+  // by row: accumulators[r * channels + f].
+  SmallVector<Value> accumulators;
+  for (Value r : rowIndices)
+    for (Value f : channelIndices)
+      accumulators.push_back(vector::TransferReadOp::create(
+          rewriter, loc, rowType, output, ValueRange{zero, f, r, zero},
+          padding, ArrayRef<bool>(inBounds)));
+
+  // For each input channel and window row, each window column: a
+  // convolution loads the pixels of each output row once (and, strided,
+  // shuffles them), and broadcasts each weight once, used by an FMA per
+  // output row; a pooling loads the pixels of each channel and output row
+  // and takes their max or sum.
+  auto accumulateWindowRow = [&](OpBuilder &b, Location loc, Value c,
+                                 Value kh, ValueRange accumulators) {
+    SmallVector<Value> next(accumulators);
+    Value windowRow =
+        dilations[0] == 1 ? kh : arith::MulIOp::create(b, loc, kh, rowDilation);
+    SmallVector<Value> imageRows;
+    for (auto [r, offset] : llvm::enumerate(imageRowOffsets))
+      imageRows.push_back(r == 0 ? windowRow
+                                 : arith::AddIOp::create(b, loc, windowRow,
+                                                         offset)
+                                       .getResult());
+    auto loadPixels = [&](Value channel, Value imageRow, int64_t kw) {
+      Value pixels = vector::TransferReadOp::create(
+          b, loc, spanType, image,
+          ValueRange{zero, channel, imageRow, imageColumns[kw]}, padding,
+          ArrayRef<bool>(inBounds));
+      if (rowStride != 1)
+        pixels = vector::ShuffleOp::create(b, loc, pixels, pixels, strided);
+      return pixels;
+    };
+    for (int64_t kw = 0; kw < windowColumns; ++kw) {
+      if (!multiplies) {
+        for (auto [f, channel] : llvm::enumerate(channelIndices))
+          for (auto [r, imageRow] : llvm::enumerate(imageRows)) {
+            Value &accumulator = next[r * channels + f];
+            Value pixels = loadPixels(channel, imageRow, kw);
+            accumulator =
+                window->reduction == Reduction::Max
+                    ? arith::MaximumFOp::create(b, loc, pixels, accumulator)
+                          .getResult()
+                    : arith::AddFOp::create(b, loc, pixels, accumulator)
+                          .getResult();
+          }
+        continue;
+      }
+      SmallVector<Value> pixelRows;
+      for (Value imageRow : imageRows)
+        pixelRows.push_back(loadPixels(c, imageRow, kw));
+      for (auto [f, channel] : llvm::enumerate(channelIndices)) {
+        Value weight = tensor::ExtractOp::create(
+            b, loc, filter,
+            ValueRange{channel, c, kh, windowColumnIndices[kw]});
+        Value broadcast = vector::BroadcastOp::create(b, loc, rowType, weight);
+        for (auto [r, pixelRow] : llvm::enumerate(pixelRows)) {
+          Value &sum = next[r * channels + f];
+          sum = vector::FMAOp::create(b, loc, pixelRow, broadcast, sum);
+        }
+      }
+    }
+    scf::YieldOp::create(b, loc, next);
+  };
+  auto windowRowLoop = [&](OpBuilder &b, Location loc, Value c,
+                           ValueRange accumulators) {
+    return scf::ForOp::create(
+        b, loc, zero, windowRowCount, one, accumulators,
+        [&](OpBuilder &b, Location loc, Value kh, ValueRange accumulators) {
+          accumulateWindowRow(b, loc, c, kh, accumulators);
+        });
+  };
+  // A convolution's window rows for each input channel; a pooling's alone.
+  scf::ForOp loops =
+      multiplies
+          ? scf::ForOp::create(
+                rewriter, loc, zero, constant(window->inputChannels), one,
+                accumulators,
+                [&](OpBuilder &b, Location loc, Value c,
+                    ValueRange accumulators) {
+                  scf::YieldOp::create(
+                      b, loc,
+                      windowRowLoop(b, loc, c, accumulators).getResults());
+                })
+          : windowRowLoop(rewriter, loc, Value(), accumulators);
+
+  Value result = output;
+  for (auto [r, row] : llvm::enumerate(rowIndices))
+    for (auto [f, channel] : llvm::enumerate(channelIndices))
+      result = vector::TransferWriteOp::create(
+                   rewriter, loc, loops.getResult(r * channels + f), result,
+                   ValueRange{zero, channel, row, zero},
+                   ArrayRef<bool>(inBounds))
+                   .getResult();
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+} // namespace lighthouse

@@ -1,0 +1,54 @@
+//===- WindowRows.h - NCHW windows in rows of vector registers --*- C++ -*-===//
+//
+// Part of lighthouse-cpu-schedule: the register kernel of NCHW convolutions
+// and poolings. The schedule tiles such an op into blocks of F output
+// channels by R rows (1 or 2) of W pixels; each block is then computed by
+// vectorizeWindowRows as F x R vectors of W accumulators that stay in
+// registers while the loops over input channels (convolutions) and the
+// window's rows run. Each step of a convolution is R unaligned loads of
+// image rows (and shuffles when strided) and F broadcasts of weights, each
+// used by R FMAs; each step of a pooling, a load per accumulator and a max
+// or an add.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIGHTHOUSE_LIB_PIPELINES_WINDOWROWS_H
+#define LIGHTHOUSE_LIB_PIPELINES_WINDOWROWS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace lighthouse {
+
+/// Whether `type` is a 4-D tensor (NCHW) static but for its batch, as the
+/// schedule of convolutions and poolings wants its images and outputs.
+bool isStaticButBatch(mlir::Type type);
+
+/// Output channels, rows and pixels of one block of the register kernel.
+struct WindowRowTile {
+  int64_t channels;
+  int64_t rows;
+  int64_t pixels;
+};
+
+/// The block of `op` (linalg.conv_2d_nchw_fchw, linalg.pooling_nchw_max or
+/// linalg.pooling_nchw_sum) for the register kernel, or none when the
+/// kernel does not apply. It takes f32 on tensors, static shapes but for
+/// the batch, a stride of 1 or 2 along the rows, windows up to 11 columns
+/// wide, and output rows of 4 to 16 pixels or wider ones that divide into
+/// blocks of 8 to 16; a block holds as many channels as divide the output's
+/// and fit 8 AVX-512 registers of accumulators per row, and 2 rows when
+/// they divide the output's.
+std::optional<WindowRowTile> windowRowTile(mlir::linalg::LinalgOp op);
+
+/// Rewrites `op`, one block (output 1 x F x R x W, R of 1 or 2), into
+/// vector code: loops over input channels (convolutions) and window rows,
+/// the window's columns unrolled. Fails, leaving `op` as it is, on other
+/// ops and shapes.
+llvm::LogicalResult vectorizeWindowRows(mlir::RewriterBase &rewriter,
+                                        mlir::linalg::LinalgOp op);
+
+} // namespace lighthouse
+
+#endif // LIGHTHOUSE_LIB_PIPELINES_WINDOWROWS_H
