@@ -36,6 +36,8 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       // boundaries so that callers pass and receive dense arrays, and keep
       // their inputs.
       "lighthouse-read-only-arguments,"
+      // Padded tensors are computed in place, not copied into the padding.
+      "func.func(lighthouse-pads-in-place),eliminate-empty-tensors,"
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
       "canonicalize,"
@@ -107,6 +109,7 @@ void registerPipelines() {
   registerFoldConstantTransposesPass();
   registerFuseElementwisePass();
   registerReadOnlyArgumentsPass();
+  registerPadsInPlacePass();
   registerStridedCopiesToLoopsPass();
   registerLowerRuntimeChecksPass();
   PassPipelineRegistration<>(

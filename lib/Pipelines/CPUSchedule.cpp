@@ -87,8 +87,8 @@ struct MatmulTiles {
   /// thread's part of it; -1: one thread.
   int threadDim = -1;
   int64_t threadPart = 0;
-  /// Whether C starts as a linalg.fill, which each block of C then does for
-  /// itself.
+  /// Whether C starts as a linalg.fill, which each thread then does for its
+  /// part of C (each block of C, when consumers are fused).
   bool fillsC = false;
   /// Whether M is dynamic: its loop is then peeled into whole register tiles
   /// and a partial one.
@@ -125,11 +125,16 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
     sizes[0] = registerTiles[0];
   tiles.fillsC = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>() &&
                  matmul.getDpsInits()[0].hasOneUse();
-  // Threads split N, so that each copies only its own columns of B, or else
-  // M; each gets whole register tiles.
+  // Threads split N or M, each into whole register tiles. Each thread reads
+  // all of A and its columns of B, or all of B and its rows of A: split N
+  // when it is the larger (a B copied into panels is then copied once in
+  // all, each thread its own columns), else M.
   if (threads > 1 && !tiles.dynamicRows &&
       sizes[0] * sizes[1] * sizes[2] >= kMinThreadedWork) {
-    for (int dim : {1, 0}) {
+    int order[2] = {1, 0};
+    if (sizes[0] > sizes[1])
+      std::swap(order[0], order[1]);
+    for (int dim : order) {
       if (sizes[dim] % (threads * registerTiles[dim]))
         continue;
       tiles.threadDim = dim;
@@ -327,7 +332,8 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
                   blockLoops == 2 ? " interchange = [1, 0]" : "");
   std::string innerBlockLoop = format("%bl{0}#{1}", blockLoops - 1);
   block += fuseProducersInto(innerBlockLoop, "cache");
-  std::string matmul = consumers ? producers[consumers - 1] : format("%block{0}");
+  std::string matmul =
+      consumers ? producers[consumers - 1] : format("%block{0}");
   // The consumers in a block: rows of vectors.
   std::string consumerTiling;
   if (int64_t width = consumers ? rowVectorWidth(tile.cache[1]) : 0) {
@@ -731,9 +737,10 @@ public:
   StringRef getDescription() const override {
     return "Tile and vectorize linalg ops on tensors for CPUs: matmuls for "
            "the cache, the registers and threads, with their elementwise "
-           "consumers, a large B copied into panels first; NCHW convolutions in register blocks of channels by "
-           "rows of pixels, or with poolings as 1-D windows, split across "
-           "threads by images, channels or rows; elementwise generics, split "
+           "consumers, a large B copied into panels first; NCHW "
+           "convolutions and poolings in register blocks of channels by rows "
+           "of pixels, or as 1-D windows, split across threads by images, "
+           "channels or rows; elementwise generics, split "
            "across threads when large";
   }
 
@@ -846,9 +853,10 @@ private:
       llvm::cl::list_init<int64_t>({8, 32, 8})};
   Option<int64_t> threads{
       *this, "threads",
-      llvm::cl::desc("Threads that split the rows of large matmuls, the "
-                     "images of large convolutions and large elementwise "
-                     "ops (0: one per hardware thread; 1: no scf.forall)"),
+      llvm::cl::desc("Threads that split the columns or rows of large "
+                     "matmuls, the images of large convolutions and large "
+                     "elementwise ops (0: one per hardware thread; 1: no "
+                     "scf.forall)"),
       llvm::cl::init(0)};
   Option<bool> packB{
       *this, "pack-b",

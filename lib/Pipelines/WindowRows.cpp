@@ -71,15 +71,16 @@ struct WindowOp {
 static std::optional<WindowOp> asWindowOp(linalg::LinalgOp op) {
   WindowOp window;
   DenseIntElementsAttr strides, dilations;
-  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
+  Operation *named = op.getOperation();
+  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(named)) {
     window.reduction = Reduction::MultiplyAdd;
     strides = conv.getStrides();
     dilations = conv.getDilations();
-  } else if (auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(op.getOperation())) {
+  } else if (auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(named)) {
     window.reduction = Reduction::Max;
     strides = pool.getStrides();
     dilations = pool.getDilations();
-  } else if (auto pool = dyn_cast<linalg::PoolingNchwSumOp>(op.getOperation())) {
+  } else if (auto pool = dyn_cast<linalg::PoolingNchwSumOp>(named)) {
     window.reduction = Reduction::Add;
     strides = pool.getStrides();
     dilations = pool.getDilations();

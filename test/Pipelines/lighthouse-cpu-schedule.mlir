@@ -40,7 +40,8 @@ func.func @square(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<2
 // Each thread's half of B holds 256K floats: before each column of blocks
 // of C (256 columns), the thread copies that column of B into panels of 32
 // columns, where each register tile's 8 rows of 32 are contiguous, in the
-// order the register tiles read them; with pack-b=0, B is read in place.
+// order the register tiles read them; then both blocks of 128 rows read
+// the panels. With pack-b=0, B is read in place.
 // CHECK-LABEL: func.func @panels
 // CHECK:         scf.forall (%{{.*}}) in (2) shared_outs
 // CHECK:           scf.for {{.*}} to %c512 step %c256
@@ -50,19 +51,22 @@ func.func @square(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<2
 // CHECK:                 scf.for {{.*}} to %c256 step %c8
 // CHECK:                   tensor.extract_slice %arg1{{.*}} [8, 32] [1, 1] : tensor<512x1024xf32> to tensor<8x32xf32>
 // CHECK:                   tensor.insert_slice {{.*}} [1, 1, 1, 8, 32] [1, 1, 1, 1, 1] : tensor<8x32xf32> into tensor<2x8x32x8x32xf32>
-// CHECK:             %[[SUM:.*]] = scf.for {{.*}} -> (vector<8x32xf32>)
-// CHECK:               %[[PANEL:.*]] = tensor.extract_slice {{.*}} [1, 1, 1, 8, 32] [1, 1, 1, 1, 1] : tensor<2x8x32x8x32xf32> to tensor<8x32xf32>
-// CHECK:               vector.transfer_read %[[PANEL]]{{.*}} : tensor<8x32xf32>, vector<8x32xf32>
-// CHECK:               vector.fma {{.*}} : vector<32xf32>
-// CHECK:             vector.transfer_write %[[SUM]]
+// CHECK:             scf.for {{.*}} to %c256 step %c128
+// CHECK:               scf.for {{.*}} to %c512 step %c256
+// CHECK:                 %[[SUM:.*]] = scf.for {{.*}} -> (vector<8x32xf32>)
+// CHECK:                   %[[PANEL:.*]] = tensor.extract_slice {{.*}} [1, 1, 1, 8, 32] [1, 1, 1, 1, 1] : tensor<2x8x32x8x32xf32> to tensor<8x32xf32>
+// CHECK:                   vector.transfer_read %[[PANEL]]{{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// CHECK:                   vector.fma {{.*}} : vector<32xf32>
+// CHECK:                 vector.transfer_write %[[SUM]]
+// CHECK-NOT:     tensor.empty() : tensor<2x8x32x8x32xf32>
 // UNPACKED-LABEL: func.func @panels
 // UNPACKED-NOT:     tensor.empty
 // UNPACKED:         tensor.extract_slice {{.*}} [8, 32] [1, 1] : tensor<256x256xf32> to tensor<8x32xf32>
 // UNPACKED:         vector.fma {{.*}} : vector<32xf32>
 // UNPACKED-LABEL: func.func @ragged
-func.func @panels(%a: tensor<64x512xf32>, %b: tensor<512x1024xf32>, %c: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x1024xf32>) outs(%c : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  return %r : tensor<64x1024xf32>
+func.func @panels(%a: tensor<256x512xf32>, %b: tensor<512x1024xf32>, %c: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<256x512xf32>, tensor<512x1024xf32>) outs(%c : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  return %r : tensor<256x1024xf32>
 }
 
 // Shapes that do not divide into whole register tiles keep the linalg op,

@@ -64,6 +64,9 @@ void registerStridedCopiesToLoopsPass();
 /// Registers the `lighthouse-read-only-arguments` pass.
 void registerReadOnlyArgumentsPass();
 
+/// Registers the `lighthouse-pads-in-place` pass.
+void registerPadsInPlacePass();
+
 /// Registers the `lighthouse-lower-runtime-checks` pass.
 void registerLowerRuntimeChecksPass();
 
@@ -72,7 +75,7 @@ void registerLowerRuntimeChecksPass();
 /// `lighthouse-contiguous-innermost-loop`, `lighthouse-flatten-batch-matmuls`,
 /// `lighthouse-fold-constant-transposes`, `lighthouse-fuse-elementwise`,
 /// `lighthouse-read-only-arguments`, `lighthouse-lower-runtime-checks`,
-/// `lighthouse-strided-copies-to-loops`.
+/// `lighthouse-pads-in-place`, `lighthouse-strided-copies-to-loops`.
 void registerPipelines();
 
 } // namespace lighthouse
