@@ -95,6 +95,9 @@ struct MatmulTiles {
   bool dynamicRows = false;
   /// Whether B is copied into panels, one per column of blocks of C.
   bool packsB = false;
+  /// The zeros of A's, B's and C's element types, as attributes in the
+  /// schedule's text (the pads that copy B take one per operand).
+  std::string zeros;
   SmallVector<int64_t, 3> cache, registers;
 };
 
@@ -159,6 +162,17 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
   }
   tiles.packsB = packB && !tiles.dynamicRows && sizes[0] >= kMinPackedRows &&
                  sizes[1] * sizes[2] >= kMinPackedFloats;
+  Builder builder(matmul.getContext());
+  tiles.zeros = llvm::join(
+      llvm::map_range(matmul->getOperandTypes(),
+                      [&](Type type) {
+                        Attribute zero =
+                            builder.getZeroAttr(getElementTypeOrSelf(type));
+                        std::string text;
+                        llvm::raw_string_ostream(text) << zero;
+                        return text;
+                      }),
+      ", ");
   return tiles;
 }
 
@@ -365,7 +379,7 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
       transform.apply_patterns.tensor.merge_consecutive_insert_extract_slice
     } : !transform.any_op
     %padded{0}, %pad{0}, %copy{0} = transform.structured.pad %regs{0} {{
-        padding_values = [0.0 : f32, 0.0 : f32, 0.0 : f32],
+        padding_values = [{3}],
         padding_dimensions = [0, 1, 2], nofold_flags = [0, 1, 0],
         copy_back_op = "none"}
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
@@ -376,7 +390,7 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
     transform.structured.vectorize %panels{0} vector_sizes [{1}, {2}]
         : !transform.any_op
 )mlir",
-                    tile.registers[2], tile.registers[1]);
+                    tile.registers[2], tile.registers[1], tile.zeros);
     registerTile = format("%padded{0}");
   }
   if (!tile.dynamicRows)

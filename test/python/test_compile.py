@@ -359,6 +359,19 @@ def test_fast_pipeline_panels_of_b(m, n, k, bias_relu, threads):
     np.testing.assert_allclose(result, expected, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("dtype, element", [(np.float64, "f64"), (np.int32, "i32")])
+def test_fast_pipeline_panels_of_b_other_types(dtype, element):
+    """The panels of B pad with a zero of each operand's own type."""
+    text = models.matmul_mlir(256, 1024, 512).replace("f32", element)
+    if element == "i32":
+        text = text.replace("0.0 : i32", "0 : i32")
+    compiled = compile_module(text, pipeline="builtin.module(lighthouse-cpu-fast{threads=2})")
+    rng = np.random.default_rng(3)
+    a = rng.integers(-4, 5, (256, 512)).astype(dtype)
+    b = rng.integers(-4, 5, (512, 1024)).astype(dtype)
+    np.testing.assert_array_equal(compiled(a, b), a @ b)
+
+
 def test_fast_pipeline_cnn_batches_split_across_threads():
     # The convolutions run on one thread for small batches and split their
     # images across threads from 15 (the second) and 38 (the first) on.
