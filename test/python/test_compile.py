@@ -440,6 +440,11 @@ OPS = {
     "max-pool-odd-rows": (lambda x: F.max_pool2d(x, 2, 1), (torch.randn(1, 12, 10, 21),)),
     "avg-pool-strided": (lambda x: F.avg_pool2d(x, 2, 2), (torch.randn(2, 8, 20, 20),)),
     "max-pool-narrow-rows": (lambda x: F.max_pool2d(x, 2), (torch.randn(2, 4, 6, 6),)),
+    "max-pool-dilated": (lambda x: F.max_pool2d(x, 3, 1, 0, dilation=2),
+                         (torch.randn(2, 8, 20, 36),)),
+    # A NaN in a window makes its maximum NaN, as in eager PyTorch.
+    "max-pool-nan": (lambda x: F.max_pool2d(x, 2),
+                     (torch.tensor([1.0, float("nan"), 2.0, 3.0]).repeat(4, 8, 4).unsqueeze(0),)),
     # 512K elements: split across threads by the fast pipeline.
     "large-elementwise": (lambda x, b: torch.relu(x * 0.5 + b[:, None, None]),
                           (torch.randn(8, 16, 64, 64), torch.randn(16))),
@@ -456,7 +461,7 @@ def test_ops_match_eager(name, pipeline):
             return op(*args)
 
     compiled = lighthouse.compile(Op(), inputs, pipeline=pipeline)
-    torch.testing.assert_close(compiled(*inputs), op(*inputs), **TOLERANCE)
+    torch.testing.assert_close(compiled(*inputs), op(*inputs), equal_nan=True, **TOLERANCE)
 
 
 @pytest.mark.parametrize("threads", [2, 3])
