@@ -7,7 +7,9 @@ models and inputs, measured in one run.
 with unroll_loops=True (LLVM unrolls loops: slower to compile).
 
 Seconds from the model to its first result, compilation included, each in a
-fresh process (imports are not counted), two ways:
+fresh process, two ways (`import torch` and `import lighthouse` are not
+counted; what each tool imports when it first compiles, lighthouse's
+compiler and torch-mlir, torch._inductor, is):
   cold: the process compiles nothing else first, as a script that compiles
         once sees it (each tool pays its one-time set-up);
   warm: the same tool compiled another model first in that process.
@@ -28,8 +30,10 @@ import sys
 import tempfile
 import time
 
-# Before torch is imported: inductor must not reuse kernels from earlier runs.
-os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="inductor-")
+# Before torch is imported: inductor must not reuse kernels from earlier runs
+# (a folder of each process's own, removed when it exits).
+_INDUCTOR_CACHE = tempfile.TemporaryDirectory(prefix="inductor-")
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = _INDUCTOR_CACHE.name
 os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
 
 import _common  # noqa: E402
@@ -70,9 +74,9 @@ def first_result(tool: str, name: str, pipeline: str) -> dict:
 def measure(tool: str, name: str, pipeline: str, warm: bool) -> dict:
     """first_result in a fresh process, after the warm-up model if `warm`."""
     command = [sys.executable, __file__, "--one", tool, name, "--pipeline", pipeline]
-    output = subprocess.run(
-        command + ["--warm"] * warm, check=True, capture_output=True, text=True,
-        env={**os.environ, "TORCHINDUCTOR_CACHE_DIR": tempfile.mkdtemp(prefix="inductor-")})
+    output = subprocess.run(command + ["--warm"] * warm, capture_output=True, text=True)
+    if output.returncode:
+        sys.exit(f"{' '.join(command)} failed:\n{output.stderr}")
     return json.loads(output.stdout.splitlines()[-1])
 
 

@@ -36,8 +36,13 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       // boundaries so that callers pass and receive dense arrays, and keep
       // their inputs.
       "lighthouse-read-only-arguments,"
-      // Padded tensors are computed in place, not copied into the padding.
-      "func.func(lighthouse-pads-in-place),eliminate-empty-tensors,"
+      // Padded tensors are computed in place, not copied into the padding:
+      // the op computing a tensor inserted into a larger one (a padded
+      // image, a concatenation) writes into the larger one's buffer. Sizes
+      // read off results (tensor.dim) are first read off operands, or the
+      // insertion point would not be found.
+      "func.func(lighthouse-pads-in-place),canonicalize,"
+      "eliminate-empty-tensors,"
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
       "canonicalize,"

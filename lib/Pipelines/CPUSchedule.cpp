@@ -162,17 +162,19 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
   }
   tiles.packsB = packB && !tiles.dynamicRows && sizes[0] >= kMinPackedRows &&
                  sizes[1] * sizes[2] >= kMinPackedFloats;
+  // The pads that copy B take a zero of each operand's element type; types
+  // without a zero attribute (complex) read B in place.
   Builder builder(matmul.getContext());
-  tiles.zeros = llvm::join(
-      llvm::map_range(matmul->getOperandTypes(),
-                      [&](Type type) {
-                        Attribute zero =
-                            builder.getZeroAttr(getElementTypeOrSelf(type));
-                        std::string text;
-                        llvm::raw_string_ostream(text) << zero;
-                        return text;
-                      }),
-      ", ");
+  SmallVector<std::string, 3> zeros;
+  for (Type type : matmul->getOperandTypes()) {
+    Attribute zero = builder.getZeroAttr(getElementTypeOrSelf(type));
+    if (!zero) {
+      tiles.packsB = false;
+      break;
+    }
+    llvm::raw_string_ostream(zeros.emplace_back()) << zero;
+  }
+  tiles.zeros = llvm::join(zeros, ", ");
   return tiles;
 }
 

@@ -69,6 +69,16 @@ func.func @panels(%a: tensor<256x512xf32>, %b: tensor<512x1024xf32>, %c: tensor<
   return %r : tensor<256x1024xf32>
 }
 
+// Complex numbers have no zero attribute to pad with: B is read in place,
+// and the tiles the vectorizer turns down stay linalg.matmul (loops).
+// CHECK-LABEL: func.func @complex_panels
+// CHECK-NOT:     tensor.empty
+// CHECK:         linalg.matmul {{.*}} -> tensor<8x32xcomplex<f32>>
+func.func @complex_panels(%a: tensor<256x512xcomplex<f32>>, %b: tensor<512x1024xcomplex<f32>>, %c: tensor<256x1024xcomplex<f32>>) -> tensor<256x1024xcomplex<f32>> {
+  %r = linalg.matmul ins(%a, %b : tensor<256x512xcomplex<f32>>, tensor<512x1024xcomplex<f32>>) outs(%c : tensor<256x1024xcomplex<f32>>) -> tensor<256x1024xcomplex<f32>>
+  return %r : tensor<256x1024xcomplex<f32>>
+}
+
 // Shapes that do not divide into whole register tiles keep the linalg op,
 // which lighthouse-cpu lowers to loops.
 // CHECK-LABEL: func.func @ragged
