@@ -1,7 +1,7 @@
 """Compile latency: lighthouse.compile vs torch.compile (inductor) on the same
 models and inputs, measured in one run.
 
-    .venv/bin/python bench/compile_latency.py [--pipeline default]
+    .venv/bin/python bench/compile_latency.py [--pipeline default] [--repeat 1]
 
 "lighthouse" compiles as lighthouse.compile does by default; "unrolled"
 with unroll_loops=True (LLVM unrolls loops: slower to compile).
@@ -14,7 +14,8 @@ compiler and torch-mlir, torch._inductor, is):
         once sees it (each tool pays its one-time set-up);
   warm: the same tool compiled another model first in that process.
 Every measurement has a process of its own, so that no tool reuses what
-another filled in torch's per-op caches. "torch.export" is the part of
+another filled in torch's per-op caches; with --repeat N, each figure is the
+median of N such processes, the tools taking turns. "torch.export" is the part of
 lighthouse's time spent in torch.export and its decompositions (lighthouse's
 way in for a torch model); "lh own" is the rest: import, lowering, pipeline,
 JIT and the first call.
@@ -25,6 +26,7 @@ off, so that it compiles rather than loads.
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -83,6 +85,8 @@ def measure(tool: str, name: str, pipeline: str, warm: bool) -> dict:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pipeline", default="default")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="processes per figure, of which the median is shown")
     parser.add_argument("--one", nargs=2, metavar=("TOOL", "MODEL"), help=argparse.SUPPRESS)
     parser.add_argument("--warm", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -98,14 +102,18 @@ def main():
           f"{'unrolled/inductor':>18}")
     for name in (m[0] for m in models.torch_models()):
         for label in ("cold", "warm"):
-            lh, unrolled, inductor = (measure(tool, name, args.pipeline, label == "warm")
-                                      for tool in TOOLS)
-            own = lh["seconds"] - lh["export"]
-            print(f"  {name:18} {label:>4} {lh['seconds']:11.2f} {lh['export']:13.2f} "
-                  f"{own:7.2f} {unrolled['seconds']:9.2f} {inductor['seconds']:9.2f} "
-                  f"{lh['seconds'] / inductor['seconds']:12.2f} "
-                  f"{own / inductor['seconds']:13.2f} "
-                  f"{unrolled['seconds'] / inductor['seconds']:18.2f}", flush=True)
+            runs = {tool: [] for tool in TOOLS}
+            for _ in range(args.repeat):
+                for tool in TOOLS:
+                    runs[tool].append(measure(tool, name, args.pipeline, label == "warm"))
+            median = {tool: statistics.median(r["seconds"] for r in runs[tool])
+                      for tool in TOOLS}
+            export = statistics.median(r["export"] for r in runs["lighthouse"])
+            own = statistics.median(r["seconds"] - r["export"] for r in runs["lighthouse"])
+            lh, unrolled, inductor = (median[tool] for tool in TOOLS)
+            print(f"  {name:18} {label:>4} {lh:11.2f} {export:13.2f} {own:7.2f} "
+                  f"{unrolled:9.2f} {inductor:9.2f} {lh / inductor:12.2f} "
+                  f"{own / inductor:13.2f} {unrolled / inductor:18.2f}", flush=True)
 
 
 if __name__ == "__main__":
