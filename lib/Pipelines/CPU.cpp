@@ -1,6 +1,7 @@
 //===- CPU.cpp - Pipelines from linalg on tensors to LLVM for CPUs --------===//
 
 #include "lighthouse/Pipelines/Pipelines.h"
+#include "lighthouse/Pipelines/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -108,15 +109,7 @@ void buildCPUFastPipeline(OpPassManager &pm) {
 }
 
 void registerPipelines() {
-  registerCPUSchedulePass();
-  registerContiguousInnermostLoopPass();
-  registerFlattenBatchMatmulsPass();
-  registerFoldConstantTransposesPass();
-  registerFuseElementwisePass();
-  registerReadOnlyArgumentsPass();
-  registerPadsInPlacePass();
-  registerStridedCopiesToLoopsPass();
-  registerLowerRuntimeChecksPass();
+  registerLighthousePipelinesPasses();
   PassPipelineRegistration<>(
       "lighthouse-cpu",
       "lighthouse's robust CPU pipeline: linalg on tensors to the LLVM "

@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Pipelines.h"
+#include "lighthouse/Pipelines/Passes.h"
 
 #include "WindowRows.h"
 #include "Vectorizable.h"
@@ -46,6 +46,10 @@
 using namespace mlir;
 
 namespace lighthouse {
+
+#define GEN_PASS_DEF_CPUSCHEDULE
+#include "lighthouse/Pipelines/Passes.h.inc"
+
 namespace {
 
 constexpr llvm::StringLiteral kScheduleAttr = "lighthouse.cpu_schedule";
@@ -162,6 +166,8 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
   }
   tiles.packsB = packB && !tiles.dynamicRows && sizes[0] >= kMinPackedRows &&
                  sizes[1] * sizes[2] >= kMinPackedFloats;
+  if (!tiles.packsB)
+    return tiles;
   // The pads that copy B take a zero of each operand's element type; types
   // without a zero attribute (complex) read B in place.
   Builder builder(matmul.getContext());
@@ -170,7 +176,7 @@ static std::optional<MatmulTiles> tilesFor(linalg::MatmulOp matmul,
     Attribute zero = builder.getZeroAttr(getElementTypeOrSelf(type));
     if (!zero) {
       tiles.packsB = false;
-      break;
+      return tiles;
     }
     llvm::raw_string_ostream(zeros.emplace_back()) << zero;
   }
@@ -741,30 +747,9 @@ module attributes {{transform.with_named_sequence} {
       body);
 }
 
-class CPUSchedulePass
-    : public PassWrapper<CPUSchedulePass, OperationPass<ModuleOp>> {
+class CPUSchedulePass : public impl::CPUScheduleBase<CPUSchedulePass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CPUSchedulePass)
-
-  CPUSchedulePass() = default;
-  CPUSchedulePass(const CPUSchedulePass &other) : PassWrapper(other) {}
-
-  StringRef getArgument() const override { return "lighthouse-cpu-schedule"; }
-  StringRef getDescription() const override {
-    return "Tile and vectorize linalg ops on tensors for CPUs: matmuls for "
-           "the cache, the registers and threads, with their elementwise "
-           "consumers, a large B copied into panels first; NCHW "
-           "convolutions and poolings in register blocks of channels by rows "
-           "of pixels, or as 1-D windows, split across threads by images, "
-           "channels or rows; elementwise generics, split "
-           "across threads when large";
-  }
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, tensor::TensorDialect,
-                    transform::TransformDialect, scf::SCFDialect,
-                    vector::VectorDialect>();
-  }
+  using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -856,41 +841,8 @@ public:
     if (failed(applied))
       signalPassFailure();
   }
-
-private:
-  ListOption<int64_t> cacheTiles{
-      *this, "cache-tiles",
-      llvm::cl::desc("M, N, K tile sizes of the block of C kept in cache"),
-      llvm::cl::list_init<int64_t>({128, 256, 256})};
-  ListOption<int64_t> registerTiles{
-      *this, "register-tiles",
-      llvm::cl::desc("M, N, K tile sizes of the block of C kept in vector "
-                     "registers (N a multiple of the vector width)"),
-      llvm::cl::list_init<int64_t>({8, 32, 8})};
-  Option<int64_t> threads{
-      *this, "threads",
-      llvm::cl::desc("Threads that split the columns or rows of large "
-                     "matmuls, the images of large convolutions and large "
-                     "elementwise ops (0: one per hardware thread; 1: no "
-                     "scf.forall)"),
-      llvm::cl::init(0)};
-  Option<bool> packB{
-      *this, "pack-b",
-      llvm::cl::desc("Copy B into panels laid out in the order the register "
-                     "tiles read them, once per column of blocks of C, when "
-                     "each thread's part of B has 256K floats or more and "
-                     "of A 64 rows or more"),
-      llvm::cl::init(true)};
-  Option<bool> fuseConsumers{
-      *this, "fuse-consumers",
-      llvm::cl::desc("Compute the elementwise consumers of each matmul "
-                     "(bias, activation, residual) block by block of C, "
-                     "inside the matmul's loops"),
-      llvm::cl::init(true)};
 };
 
 } // namespace
-
-void registerCPUSchedulePass() { PassRegistration<CPUSchedulePass>(); }
 
 } // namespace lighthouse

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Pipelines.h"
+#include "lighthouse/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -25,6 +25,10 @@
 using namespace mlir;
 
 namespace lighthouse {
+
+#define GEN_PASS_DEF_CONTIGUOUSINNERMOSTLOOP
+#include "lighthouse/Pipelines/Passes.h.inc"
+
 namespace {
 
 /// Whether `expr` steps by one element when loop `dim` steps by one: `dim`
@@ -75,20 +79,8 @@ static std::optional<unsigned> contiguousParallelLoop(linalg::LinalgOp op) {
 }
 
 class ContiguousInnermostLoopPass
-    : public PassWrapper<ContiguousInnermostLoopPass,
-                         OperationPass<func::FuncOp>> {
+    : public impl::ContiguousInnermostLoopBase<ContiguousInnermostLoopPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ContiguousInnermostLoopPass)
-
-  StringRef getArgument() const override {
-    return "lighthouse-contiguous-innermost-loop";
-  }
-  StringRef getDescription() const override {
-    return "Interchange the loops of linalg ops on buffers whose innermost "
-           "loop is a reduction, so that the output's last dimension, "
-           "contiguous in every operand it indexes, is innermost";
-  }
-
   void runOnOperation() override {
     SmallVector<std::pair<linalg::LinalgOp, unsigned>> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -121,9 +113,5 @@ public:
 };
 
 } // namespace
-
-void registerContiguousInnermostLoopPass() {
-  PassRegistration<ContiguousInnermostLoopPass>();
-}
 
 } // namespace lighthouse

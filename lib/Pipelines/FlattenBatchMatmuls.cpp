@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Pipelines.h"
+#include "lighthouse/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -19,6 +19,10 @@
 using namespace mlir;
 
 namespace lighthouse {
+
+#define GEN_PASS_DEF_FLATTENBATCHMATMULS
+#include "lighthouse/Pipelines/Passes.h.inc"
+
 namespace {
 
 /// The 2-D value that `batched` broadcasts over its leading dimension, if it
@@ -70,23 +74,8 @@ struct FlattenBroadcastBatchMatmul : OpRewritePattern<linalg::BatchMatmulOp> {
 };
 
 class FlattenBatchMatmulsPass
-    : public PassWrapper<FlattenBatchMatmulsPass, OperationPass<ModuleOp>> {
+    : public impl::FlattenBatchMatmulsBase<FlattenBatchMatmulsPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FlattenBatchMatmulsPass)
-
-  StringRef getArgument() const override {
-    return "lighthouse-flatten-batch-matmuls";
-  }
-  StringRef getDescription() const override {
-    return "Rewrite each linalg.batch_matmul whose right operand is a 2-D "
-           "value broadcast over the batch into one linalg.matmul of the "
-           "stacked rows";
-  }
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<tensor::TensorDialect>();
-  }
-
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FlattenBroadcastBatchMatmul>(&getContext());
@@ -96,9 +85,5 @@ public:
 };
 
 } // namespace
-
-void registerFlattenBatchMatmulsPass() {
-  PassRegistration<FlattenBatchMatmulsPass>();
-}
 
 } // namespace lighthouse

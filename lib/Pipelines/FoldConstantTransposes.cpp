@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Pipelines.h"
+#include "lighthouse/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -22,6 +22,10 @@
 using namespace mlir;
 
 namespace lighthouse {
+
+#define GEN_PASS_DEF_FOLDCONSTANTTRANSPOSES
+#include "lighthouse/Pipelines/Passes.h.inc"
+
 namespace {
 
 /// The row-major bytes of the elements of a dense or dense_resource
@@ -118,18 +122,8 @@ struct FoldConstantTranspose : OpRewritePattern<linalg::TransposeOp> {
 };
 
 class FoldConstantTransposesPass
-    : public PassWrapper<FoldConstantTransposesPass, OperationPass<ModuleOp>> {
+    : public impl::FoldConstantTransposesBase<FoldConstantTransposesPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FoldConstantTransposesPass)
-
-  StringRef getArgument() const override {
-    return "lighthouse-fold-constant-transposes";
-  }
-  StringRef getDescription() const override {
-    return "Replace each linalg.transpose of a dense or dense_resource "
-           "constant with the transposed constant";
-  }
-
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldConstantTranspose>(&getContext());
@@ -139,9 +133,5 @@ public:
 };
 
 } // namespace
-
-void registerFoldConstantTransposesPass() {
-  PassRegistration<FoldConstantTransposesPass>();
-}
 
 } // namespace lighthouse

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Pipelines.h"
+#include "lighthouse/Pipelines/Passes.h"
 
 #include "Vectorizable.h"
 
@@ -26,6 +26,10 @@
 using namespace mlir;
 
 namespace lighthouse {
+
+#define GEN_PASS_DEF_FUSEELEMENTWISE
+#include "lighthouse/Pipelines/Passes.h.inc"
+
 namespace {
 
 static bool isElementwiseGeneric(Operation *op) {
@@ -77,23 +81,8 @@ struct MergeProducerIntoConsumer : OpRewritePattern<linalg::GenericOp> {
 };
 
 class FuseElementwisePass
-    : public PassWrapper<FuseElementwisePass, OperationPass<ModuleOp>> {
+    : public impl::FuseElementwiseBase<FuseElementwisePass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseElementwisePass)
-
-  StringRef getArgument() const override {
-    return "lighthouse-fuse-elementwise";
-  }
-  StringRef getDescription() const override {
-    return "Merge each elementwise linalg.generic on tensors into the "
-           "elementwise generic that is its only user and reads it element "
-           "for element";
-  }
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<linalg::LinalgDialect>();
-  }
-
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<MergeProducerIntoConsumer>(&getContext());
@@ -103,7 +92,5 @@ public:
 };
 
 } // namespace
-
-void registerFuseElementwisePass() { PassRegistration<FuseElementwisePass>(); }
 
 } // namespace lighthouse

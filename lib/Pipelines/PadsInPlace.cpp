@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Pipelines.h"
+#include "lighthouse/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -23,24 +23,14 @@
 using namespace mlir;
 
 namespace lighthouse {
+
+#define GEN_PASS_DEF_PADSINPLACE
+#include "lighthouse/Pipelines/Passes.h.inc"
+
 namespace {
 
-class PadsInPlacePass
-    : public PassWrapper<PadsInPlacePass, OperationPass<func::FuncOp>> {
+class PadsInPlacePass : public impl::PadsInPlaceBase<PadsInPlacePass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PadsInPlacePass)
-
-  StringRef getArgument() const override { return "lighthouse-pads-in-place"; }
-  StringRef getDescription() const override {
-    return "Rewrite tensor.pad into a fill of the padded tensor and an "
-           "insert_slice of the source, so that eliminate-empty-tensors has "
-           "the source computed in place";
-  }
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<linalg::LinalgDialect, tensor::TensorDialect>();
-  }
-
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::populateDecomposePadPatterns(patterns);
@@ -50,7 +40,5 @@ public:
 };
 
 } // namespace
-
-void registerPadsInPlacePass() { PassRegistration<PadsInPlacePass>(); }
 
 } // namespace lighthouse

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Pipelines.h"
+#include "lighthouse/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,21 +18,15 @@
 using namespace mlir;
 
 namespace lighthouse {
+
+#define GEN_PASS_DEF_READONLYARGUMENTS
+#include "lighthouse/Pipelines/Passes.h.inc"
+
 namespace {
 
 class ReadOnlyArgumentsPass
-    : public PassWrapper<ReadOnlyArgumentsPass, OperationPass<ModuleOp>> {
+    : public impl::ReadOnlyArgumentsBase<ReadOnlyArgumentsPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ReadOnlyArgumentsPass)
-
-  StringRef getArgument() const override {
-    return "lighthouse-read-only-arguments";
-  }
-  StringRef getDescription() const override {
-    return "Mark the tensor arguments of public functions read-only for "
-           "one-shot bufferization, so that callers keep their inputs";
-  }
-
   void runOnOperation() override {
     auto readOnly = BoolAttr::get(&getContext(), false);
     for (auto function : getOperation().getOps<func::FuncOp>()) {
@@ -48,9 +42,5 @@ public:
 };
 
 } // namespace
-
-void registerReadOnlyArgumentsPass() {
-  PassRegistration<ReadOnlyArgumentsPass>();
-}
 
 } // namespace lighthouse

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Pipelines.h"
+#include "lighthouse/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -22,29 +22,17 @@
 using namespace mlir;
 
 namespace lighthouse {
+
+#define GEN_PASS_DEF_LOWERRUNTIMECHECKS
+#include "lighthouse/Pipelines/Passes.h.inc"
+
 namespace {
 
 constexpr llvm::StringLiteral kCheckFailed = "lighthouseRuntimeCheckFailed";
 
 class LowerRuntimeChecksPass
-    : public PassWrapper<LowerRuntimeChecksPass, OperationPass<ModuleOp>> {
+    : public impl::LowerRuntimeChecksBase<LowerRuntimeChecksPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerRuntimeChecksPass)
-
-  StringRef getArgument() const override {
-    return "lighthouse-lower-runtime-checks";
-  }
-  StringRef getDescription() const override {
-    return "Turn cf.assert into a call of lighthouse's runtime when the "
-           "condition fails, which returns to the caller of the compiled "
-           "code with the message instead of aborting";
-  }
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, func::FuncDialect,
-                    LLVM::LLVMDialect, scf::SCFDialect>();
-  }
-
   void runOnOperation() override {
     getOperation().walk([&](ModuleOp module) { lowerChecks(module); });
   }
@@ -111,9 +99,5 @@ private:
 };
 
 } // namespace
-
-void registerLowerRuntimeChecksPass() {
-  PassRegistration<LowerRuntimeChecksPass>();
-}
 
 } // namespace lighthouse

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Pipelines.h"
+#include "lighthouse/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -19,26 +19,15 @@
 using namespace mlir;
 
 namespace lighthouse {
+
+#define GEN_PASS_DEF_STRIDEDCOPIESTOLOOPS
+#include "lighthouse/Pipelines/Passes.h.inc"
+
 namespace {
 
 class StridedCopiesToLoopsPass
-    : public PassWrapper<StridedCopiesToLoopsPass, OperationPass<ModuleOp>> {
+    : public impl::StridedCopiesToLoopsBase<StridedCopiesToLoopsPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(StridedCopiesToLoopsPass)
-
-  StringRef getArgument() const override {
-    return "lighthouse-strided-copies-to-loops";
-  }
-  StringRef getDescription() const override {
-    return "Rewrite memref.copy between buffers that are not both "
-           "contiguous into linalg.copy, which lowers to loops instead of a "
-           "runtime call";
-  }
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<linalg::LinalgDialect>();
-  }
-
   void runOnOperation() override {
     auto contiguous = [](Value buffer) {
       auto type = dyn_cast<MemRefType>(buffer.getType());
@@ -59,9 +48,5 @@ public:
 };
 
 } // namespace
-
-void registerStridedCopiesToLoopsPass() {
-  PassRegistration<StridedCopiesToLoopsPass>();
-}
 
 } // namespace lighthouse

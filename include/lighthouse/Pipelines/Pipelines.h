@@ -43,39 +43,8 @@ llvm::LogicalResult buildCPUFastPipeline(mlir::OpPassManager &pm,
                                          llvm::StringRef scheduleOptions,
                                          llvm::raw_ostream &errors);
 
-/// Registers the `lighthouse-cpu-schedule` pass.
-void registerCPUSchedulePass();
-
-/// Registers the `lighthouse-contiguous-innermost-loop` pass.
-void registerContiguousInnermostLoopPass();
-
-/// Registers the `lighthouse-flatten-batch-matmuls` pass.
-void registerFlattenBatchMatmulsPass();
-
-/// Registers the `lighthouse-fuse-elementwise` pass.
-void registerFuseElementwisePass();
-
-/// Registers the `lighthouse-fold-constant-transposes` pass.
-void registerFoldConstantTransposesPass();
-
-/// Registers the `lighthouse-strided-copies-to-loops` pass.
-void registerStridedCopiesToLoopsPass();
-
-/// Registers the `lighthouse-read-only-arguments` pass.
-void registerReadOnlyArgumentsPass();
-
-/// Registers the `lighthouse-pads-in-place` pass.
-void registerPadsInPlacePass();
-
-/// Registers the `lighthouse-lower-runtime-checks` pass.
-void registerLowerRuntimeChecksPass();
-
-/// Registers lighthouse's pipelines and passes: `lighthouse-cpu`,
-/// `lighthouse-cpu-fast`, `lighthouse-cpu-schedule`,
-/// `lighthouse-contiguous-innermost-loop`, `lighthouse-flatten-batch-matmuls`,
-/// `lighthouse-fold-constant-transposes`, `lighthouse-fuse-elementwise`,
-/// `lighthouse-read-only-arguments`, `lighthouse-lower-runtime-checks`,
-/// `lighthouse-pads-in-place`, `lighthouse-strided-copies-to-loops`.
+/// Registers lighthouse's pipelines, `lighthouse-cpu` and
+/// `lighthouse-cpu-fast`, and its passes (Passes.td).
 void registerPipelines();
 
 } // namespace lighthouse

@@ -1,0 +1,110 @@
+//===- Passes.td - lighthouse's passes ---------------------*- tablegen -*-===//
+//
+// The passes of lighthouse's pipelines, declared once: mlir-tblgen generates
+// their base classes (argument, description, options, dependent dialects)
+// and one registration function, `registerLighthousePipelinesPasses`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIGHTHOUSE_PIPELINES_PASSES
+#define LIGHTHOUSE_PIPELINES_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def CPUSchedule : Pass<"lighthouse-cpu-schedule", "::mlir::ModuleOp"> {
+  let summary = "Tile and vectorize linalg ops on tensors for CPUs: matmuls "
+    "for the cache, the registers and threads, with their elementwise "
+    "consumers, a large B copied into panels first; NCHW convolutions and "
+    "poolings in register blocks of channels by rows of pixels, or as 1-D "
+    "windows, split across threads by images, channels or rows; elementwise "
+    "generics, split across threads when large";
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::transform::TransformDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+  let options = [
+    ListOption<"cacheTiles", "cache-tiles", "int64_t",
+      "M, N, K tile sizes of the block of C kept in cache",
+      "llvm::cl::list_init<int64_t>({128, 256, 256})">,
+    ListOption<"registerTiles", "register-tiles", "int64_t",
+      "M, N, K tile sizes of the block of C kept in vector registers (N a "
+      "multiple of the vector width)",
+      "llvm::cl::list_init<int64_t>({8, 32, 8})">,
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+      "Threads that split the columns or rows of large matmuls, the images "
+      "of large convolutions and large elementwise ops (0: one per hardware "
+      "thread; 1: no scf.forall)">,
+    Option<"packB", "pack-b", "bool", /*default=*/"true",
+      "Copy B into panels laid out in the order the register tiles read "
+      "them, once per column of blocks of C, when each thread's part of B "
+      "has 256K floats or more and of A 64 rows or more">,
+    Option<"fuseConsumers", "fuse-consumers", "bool", /*default=*/"true",
+      "Compute the elementwise consumers of each matmul (bias, activation, "
+      "residual) block by block of C, inside the matmul's loops">,
+  ];
+}
+
+def ContiguousInnermostLoop
+    : Pass<"lighthouse-contiguous-innermost-loop", "::mlir::func::FuncOp"> {
+  let summary = "Interchange the loops of linalg ops on buffers whose "
+    "innermost loop is a reduction, so that the output's last dimension, "
+    "contiguous in every operand it indexes, is innermost";
+}
+
+def FlattenBatchMatmuls
+    : Pass<"lighthouse-flatten-batch-matmuls", "::mlir::ModuleOp"> {
+  let summary = "Rewrite each linalg.batch_matmul whose right operand is a "
+    "2-D value broadcast over the batch into one linalg.matmul of the "
+    "stacked rows";
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def FoldConstantTransposes
+    : Pass<"lighthouse-fold-constant-transposes", "::mlir::ModuleOp"> {
+  let summary = "Replace each linalg.transpose of a dense or dense_resource "
+    "constant with the transposed constant";
+}
+
+def FuseElementwise : Pass<"lighthouse-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Merge each elementwise linalg.generic on tensors into the "
+    "elementwise generic that is its only user and reads it element for "
+    "element";
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def PadsInPlace : Pass<"lighthouse-pads-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite tensor.pad into a fill of the padded tensor and an "
+    "insert_slice of the source, so that eliminate-empty-tensors has the "
+    "source computed in place";
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def ReadOnlyArguments
+    : Pass<"lighthouse-read-only-arguments", "::mlir::ModuleOp"> {
+  let summary = "Mark the tensor arguments of public functions read-only for "
+    "one-shot bufferization, so that callers keep their inputs";
+}
+
+def LowerRuntimeChecks
+    : Pass<"lighthouse-lower-runtime-checks", "::mlir::ModuleOp"> {
+  let summary = "Turn cf.assert into a call of lighthouse's runtime when the "
+    "condition fails, which returns to the caller of the compiled code with "
+    "the message instead of aborting";
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def StridedCopiesToLoops
+    : Pass<"lighthouse-strided-copies-to-loops", "::mlir::ModuleOp"> {
+  let summary = "Rewrite memref.copy between buffers that are not both "
+    "contiguous into linalg.copy, which lowers to loops instead of a runtime "
+    "call";
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+#endif // LIGHTHOUSE_PIPELINES_PASSES
