@@ -64,6 +64,8 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       // Vector code (from a schedule that vectorized) down to 1-D vectors.
       "func.func(convert-vector-to-scf{full-unroll=true},"
       "lower-vector-multi-reduction),"
+      // LLVM optimizes many small functions faster than one large one.
+      "lighthouse-outline-loop-nests,"
       "expand-strided-metadata,"
       "lower-affine,"
       // Buffers come from lighthouse's runtime, which keeps large ones for

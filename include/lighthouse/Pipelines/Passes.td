@@ -73,6 +73,23 @@ def FuseElementwise : Pass<"lighthouse-fuse-elementwise", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def OutlineLoopNests
+    : Pass<"lighthouse-outline-loop-nests", "::mlir::ModuleOp"> {
+  let summary = "Move runs of consecutive top-level loop nests of large "
+    "functions into private functions that LLVM does not inline, so that "
+    "LLVM's time to optimize grows with the model rather than with its "
+    "square";
+  let options = [
+    Option<"nestsPerFunction", "nests-per-function", "int64_t",
+      /*default=*/"32",
+      "Most loop nests a function keeps; a function with more is split into "
+      "runs of this many">,
+  ];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
 def PadsInPlace : Pass<"lighthouse-pads-in-place", "::mlir::func::FuncOp"> {
   let summary = "Rewrite tensor.pad into a fill of the padded tensor and an "
     "insert_slice of the source, so that eliminate-empty-tensors has the "
