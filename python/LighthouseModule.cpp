@@ -14,6 +14,9 @@
 #include "mlir/Bindings/Python/Nanobind.h"
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
 
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
 namespace nb = nanobind;
 
 /// Collects what a lighthouseLoad*Plugin reports into a std::string.
@@ -34,6 +37,20 @@ static void checkLoaded(MlirLogicalResult loaded, const char *kind,
 static MlirStringRef toStringRef(const std::string &text) {
   return mlirStringRefCreate(text.data(), text.size());
 }
+
+namespace {
+
+/// Owns a LighthouseExecutionEngine for Python.
+struct ExecutionEngine {
+  explicit ExecutionEngine(LighthouseExecutionEngine engine) : engine(engine) {}
+  ExecutionEngine(const ExecutionEngine &) = delete;
+  ExecutionEngine &operator=(const ExecutionEngine &) = delete;
+  ~ExecutionEngine() { lighthouseExecutionEngineDestroy(engine); }
+
+  LighthouseExecutionEngine engine;
+};
+
+} // namespace
 
 NB_MODULE(_lighthouse, m) {
   m.doc() = "lighthouse's own C++ entry points.";
@@ -73,34 +90,65 @@ NB_MODULE(_lighthouse, m) {
       "`registry`. Raises ValueError when it is not a dialect plugin of this "
       "MLIR.");
 
+  nb::class_<ExecutionEngine>(
+      m, "ExecutionEngine",
+      "Code JIT-compiled by `create_execution_engine`, alive as long as this "
+      "object.")
+      .def(
+          "lookup",
+          [](ExecutionEngine &self, const std::string &name) {
+            std::string error;
+            void *address = lighthouseExecutionEngineLookup(
+                self.engine, toStringRef(name), appendTo, &error);
+            if (!address)
+              throw std::runtime_error(error);
+            return reinterpret_cast<uintptr_t>(address);
+          },
+          nb::arg("name"),
+          "The address of the symbol `name`, linking the code first if "
+          "needed. Raises RuntimeError with the JIT's reason when it cannot "
+          "(a symbol the code calls is missing, say).")
+      .def(
+          "objects",
+          [](ExecutionEngine &self) {
+            std::vector<nb::bytes> objects;
+            intptr_t count = lighthouseExecutionEngineGetNumObjects(self.engine);
+            for (intptr_t index = 0; index < count; ++index) {
+              MlirStringRef object =
+                  lighthouseExecutionEngineGetObject(self.engine, index);
+              objects.emplace_back(object.data, object.length);
+            }
+            return objects;
+          },
+          "The relocatable object files of the code (position-independent): "
+          "linked together with lighthouse's runtime libraries, a shared "
+          "library of the module.");
+
   m.def(
       "create_execution_engine",
-      [](MlirModule module, int optLevel, bool llvmLoopUnrolling,
+      [](MlirModule module, int optLevel, bool llvmLoopUnrolling, int threads,
          const std::vector<std::string> &sharedLibs) {
         std::vector<MlirStringRef> paths;
         for (const std::string &path : sharedLibs)
           paths.push_back(toStringRef(path));
         std::string error;
-        MlirExecutionEngine engine = lighthouseExecutionEngineCreate(
-            module, optLevel, llvmLoopUnrolling, paths.size(), paths.data(),
-            appendTo, &error);
-        if (mlirExecutionEngineIsNull(engine))
+        LighthouseExecutionEngine engine = lighthouseExecutionEngineCreate(
+            module, optLevel, llvmLoopUnrolling, threads, paths.size(),
+            paths.data(), appendTo, &error);
+        if (lighthouseExecutionEngineIsNull(engine))
           throw std::runtime_error("cannot JIT-compile the module: " + error);
-        nb::object capsule =
-            nb::steal<nb::object>(mlirPythonExecutionEngineToCapsule(engine));
-        return nb::module_::import_(
-                   MAKE_MLIR_PYTHON_QUALNAME("execution_engine"))
-            .attr("ExecutionEngine")
-            .attr(MLIR_PYTHON_CAPI_FACTORY_ATTR)(capsule);
+        return new ExecutionEngine(engine);
       },
       nb::arg("module"), nb::arg("opt_level"), nb::arg("llvm_loop_unrolling"),
-      nb::arg("shared_libs"),
+      nb::arg("threads"), nb::arg("shared_libs"),
+      nb::rv_policy::take_ownership,
       "JIT-compiles `module` (LLVM dialect) for this CPU into an "
-      "`execution_engine.ExecutionEngine`, as position-independent code that "
-      "`dump_to_object_file` can save. LLVM optimizes at `opt_level` and "
-      "unrolls loops only with `llvm_loop_unrolling`; `shared_libs` resolve "
-      "the symbols the code does not define. Raises RuntimeError with "
-      "LLVM's reason on failure.");
+      "`ExecutionEngine`, as position-independent code. LLVM optimizes at "
+      "`opt_level` and unrolls loops only with `llvm_loop_unrolling`; a "
+      "module of several functions is compiled in parts on up to `threads` "
+      "threads (0: one per hardware thread); `shared_libs` resolve the "
+      "symbols the code does not define. Raises RuntimeError with LLVM's "
+      "reason on failure.");
 
   m.def(
       "release_buffers", [] { lighthouseRuntimeReleaseBuffers(); },

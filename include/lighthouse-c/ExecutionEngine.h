@@ -1,34 +1,69 @@
 //===- ExecutionEngine.h - lighthouse's JIT ---------------------*- C -*-===//
 //
-// An MLIR ExecutionEngine whose LLVM optimization pipeline lighthouse tunes:
-// the C API's mlirExecutionEngineCreate always unrolls loops in LLVM, the
-// larger part of the JIT's time on lighthouse's code, which its pipelines
-// leave in an order LLVM vectorizes without unrolling; and it does not say
-// why it failed.
+// lighthouse's JIT. Unlike MLIR's ExecutionEngine, it compiles on several
+// threads: the LLVM module is split into parts by function, each optimized
+// and compiled to an object file on a thread of its own. It tunes LLVM's
+// pipeline to lighthouse's code (no loop unrolling unless asked: the larger
+// part of the JIT's time, for code that lighthouse's pipelines leave in an
+// order LLVM vectorizes without it), keeps the object files for saving, and
+// says why it failed.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LIGHTHOUSE_C_EXECUTIONENGINE_H
 #define LIGHTHOUSE_C_EXECUTIONENGINE_H
 
-#include "mlir-c/ExecutionEngine.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
+
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+typedef struct LighthouseExecutionEngine {
+  void *ptr;
+} LighthouseExecutionEngine;
+
 /// JIT-compiles `module` (LLVM dialect, OpenMP allowed) for the host CPU as
-/// position-independent code that can be dumped to an object file. LLVM runs
-/// its standard pipeline at `optLevel` (0 to 3); `llvmLoopUnrolling` lets it
-/// unroll loops. Symbols the code does not define are looked up in the
-/// `numSharedLibs` libraries at `sharedLibPaths`. On failure, calls `onError`
-/// with the reason and returns a null engine.
-MLIR_CAPI_EXPORTED MlirExecutionEngine lighthouseExecutionEngineCreate(
-    MlirModule module, int optLevel, bool llvmLoopUnrolling, int numSharedLibs,
-    const MlirStringRef *sharedLibPaths, MlirStringCallback onError,
-    void *userData);
+/// position-independent code. LLVM runs its standard pipeline at `optLevel`
+/// (0 to 3); `llvmLoopUnrolling` lets it unroll loops. A module of several
+/// functions is compiled in up to `numThreads` parts at once (0: one per
+/// hardware thread). Symbols the code does not define are looked up in this
+/// process and in the `numSharedLibs` libraries at `sharedLibPaths`. On
+/// failure, calls `onError` with the reason and returns a null engine.
+MLIR_CAPI_EXPORTED LighthouseExecutionEngine lighthouseExecutionEngineCreate(
+    MlirModule module, int optLevel, bool llvmLoopUnrolling, int numThreads,
+    int numSharedLibs, const MlirStringRef *sharedLibPaths,
+    MlirStringCallback onError, void *userData);
+
+static inline bool
+lighthouseExecutionEngineIsNull(LighthouseExecutionEngine engine) {
+  return !engine.ptr;
+}
+
+/// Frees the engine and its code.
+MLIR_CAPI_EXPORTED void
+lighthouseExecutionEngineDestroy(LighthouseExecutionEngine engine);
+
+/// The address of the symbol `name` of the compiled code, linking it first
+/// if needed; on failure, calls `onError` with the reason and returns NULL.
+MLIR_CAPI_EXPORTED void *
+lighthouseExecutionEngineLookup(LighthouseExecutionEngine engine,
+                                MlirStringRef name, MlirStringCallback onError,
+                                void *userData);
+
+/// How many relocatable object files the code was compiled into; linked
+/// together (with lighthouse's runtime libraries), they make a shared
+/// library of the module.
+MLIR_CAPI_EXPORTED intptr_t
+lighthouseExecutionEngineGetNumObjects(LighthouseExecutionEngine engine);
+
+/// The bytes of object file `index`, owned by the engine.
+MLIR_CAPI_EXPORTED MlirStringRef
+lighthouseExecutionEngineGetObject(LighthouseExecutionEngine engine,
+                                   intptr_t index);
 
 #ifdef __cplusplus
 }

@@ -2,69 +2,216 @@
 
 #include "lighthouse-c/ExecutionEngine.h"
 
-#include "mlir/CAPI/ExecutionEngine.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
 using namespace mlir;
 
-/// LLVM's standard pipeline at `level`, with loop unrolling as asked.
-static std::function<llvm::Error(llvm::Module *)>
-makeOptimizer(llvm::OptimizationLevel level, bool loopUnrolling,
-              llvm::TargetMachine *targetMachine) {
-  return [=](llvm::Module *module) {
-    llvm::PipelineTuningOptions tuning;
-    tuning.LoopUnrolling = loopUnrolling;
-    tuning.LoopInterleaving = true;
-    tuning.LoopVectorization = true;
-    tuning.SLPVectorization = true;
-    llvm::PassBuilder builder(targetMachine, tuning);
-    llvm::LoopAnalysisManager loops;
-    llvm::FunctionAnalysisManager functions;
-    llvm::CGSCCAnalysisManager sccs;
-    llvm::ModuleAnalysisManager modules;
-    builder.registerModuleAnalyses(modules);
-    builder.registerCGSCCAnalyses(sccs);
-    builder.registerFunctionAnalyses(functions);
-    builder.registerLoopAnalyses(loops);
-    builder.crossRegisterProxies(loops, functions, sccs, modules);
-    llvm::ModulePassManager passes =
-        level == llvm::OptimizationLevel::O0
-            ? builder.buildO0DefaultPipeline(level)
-            : builder.buildPerModuleDefaultPipeline(level);
-    passes.run(*module, modules);
-    return llvm::Error::success();
-  };
+namespace {
+
+/// The JIT and the object files it links, kept for saving.
+struct Engine {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::vector<llvm::SmallVector<char, 0>> objects;
+};
+
+/// How each part of the module is compiled.
+struct CodeGen {
+  llvm::orc::JITTargetMachineBuilder machine;
+  llvm::OptimizationLevel level;
+  bool loopUnrolling;
+};
+
+} // namespace
+
+static Engine *unwrap(LighthouseExecutionEngine engine) {
+  return static_cast<Engine *>(engine.ptr);
 }
 
-static MlirExecutionEngine reportFailure(llvm::Error error,
-                                         MlirStringCallback onError,
-                                         void *userData) {
-  std::string message = llvm::toString(std::move(error));
-  onError(mlirStringRefCreate(message.data(), message.size()), userData);
-  return MlirExecutionEngine{nullptr};
+/// Gives each function that `module` defines and exports an entry point
+/// taking its arguments packed: `_mlir_<name>(void **arguments)`, where
+/// `arguments[i]` points to argument `i` and, for a function with a result,
+/// `arguments[n]` to where the result is stored. lighthouse's callers call
+/// these (the `_mlir_ciface_` functions' packed entries), as the callers of
+/// MLIR's ExecutionEngine do.
+static void addPackedEntries(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::PointerType *pointer = llvm::PointerType::getUnqual(context);
+  auto *entryType = llvm::FunctionType::get(llvm::Type::getVoidTy(context),
+                                            {pointer}, /*isVarArg=*/false);
+  SmallVector<llvm::Function *> exported;
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() && !function.hasLocalLinkage())
+      exported.push_back(&function);
+  for (llvm::Function *function : exported) {
+    auto *entry = llvm::Function::Create(
+        entryType, llvm::GlobalValue::ExternalLinkage,
+        "_mlir_" + function->getName(), module);
+    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "", entry));
+    llvm::Value *packed = entry->getArg(0);
+    auto address = [&](unsigned index) {
+      return builder.CreateLoad(
+          pointer, builder.CreateConstGEP1_64(pointer, packed, index));
+    };
+    SmallVector<llvm::Value *> arguments;
+    for (llvm::Argument &argument : function->args())
+      arguments.push_back(builder.CreateLoad(argument.getType(),
+                                             address(argument.getArgNo())));
+    llvm::CallInst *result = builder.CreateCall(function, arguments);
+    if (!result->getType()->isVoidTy())
+      builder.CreateStore(result, address(function->arg_size()));
+    builder.CreateRetVoid();
+  }
 }
 
-MlirExecutionEngine lighthouseExecutionEngineCreate(
-    MlirModule module, int optLevel, bool llvmLoopUnrolling, int numSharedLibs,
-    const MlirStringRef *sharedLibPaths, MlirStringCallback onError,
-    void *userData) {
+/// Runs LLVM's standard pipeline on `module`.
+static void optimize(llvm::Module &module, const CodeGen &codeGen,
+                     llvm::TargetMachine &targetMachine) {
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = codeGen.loopUnrolling;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder builder(&targetMachine, tuning);
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager passes =
+      codeGen.level == llvm::OptimizationLevel::O0
+          ? builder.buildO0DefaultPipeline(codeGen.level)
+          : builder.buildPerModuleDefaultPipeline(codeGen.level);
+  passes.run(module, modules);
+}
+
+/// Optimizes `module` and compiles it into `object`, with a target machine
+/// of its own: parts compile on separate threads.
+static llvm::Error compile(llvm::Module &module, const CodeGen &codeGen,
+                           llvm::SmallVector<char, 0> &object) {
+  llvm::orc::JITTargetMachineBuilder machine = codeGen.machine;
+  auto targetMachine = machine.createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+  optimize(module, codeGen, **targetMachine);
+  llvm::raw_svector_ostream stream(object);
+  llvm::legacy::PassManager passes;
+  if ((*targetMachine)
+          ->addPassesToEmitFile(passes, stream, nullptr,
+                                llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("LLVM cannot emit object files for " +
+                                   module.getTargetTriple().str());
+  passes.run(module);
+  return llvm::Error::success();
+}
+
+/// Compiles `module` into one object file per part, the parts on threads
+/// of their own. A part is a module of its own in a context of its own (an
+/// LLVM context is not shared across threads), which it is read into from
+/// bitcode.
+static llvm::Error compileInParts(llvm::Module &module, unsigned numParts,
+                                  const CodeGen &codeGen,
+                                  std::vector<llvm::SmallVector<char, 0>> &objects) {
+  if (numParts <= 1) {
+    objects.resize(1);
+    return compile(module, codeGen, objects[0]);
+  }
+  std::vector<llvm::SmallVector<char, 0>> bitcode;
+  llvm::SplitModule(module, numParts, [&](std::unique_ptr<llvm::Module> part) {
+    llvm::raw_svector_ostream stream(bitcode.emplace_back());
+    llvm::WriteBitcodeToFile(*part, stream);
+  });
+  objects.resize(bitcode.size());
+  std::vector<std::string> errors(bitcode.size());
+  llvm::DefaultThreadPool threads(llvm::hardware_concurrency(bitcode.size()));
+  for (size_t index = 0; index < bitcode.size(); ++index)
+    threads.async([&, index] {
+      llvm::LLVMContext context;
+      llvm::Error error = [&]() -> llvm::Error {
+        auto part = llvm::parseBitcodeFile(
+            llvm::MemoryBufferRef(
+                llvm::StringRef(bitcode[index].data(), bitcode[index].size()),
+                "part"),
+            context);
+        if (!part)
+          return part.takeError();
+        return compile(**part, codeGen, objects[index]);
+      }();
+      if (error)
+        errors[index] = llvm::toString(std::move(error));
+    });
+  threads.wait();
+  for (const std::string &error : errors)
+    if (!error.empty())
+      return llvm::createStringError(error);
+  return llvm::Error::success();
+}
+
+/// The JIT, linking `objects` against this process and `sharedLibPaths`.
+static llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
+createJit(llvm::orc::JITTargetMachineBuilder machine,
+          llvm::ArrayRef<StringRef> sharedLibPaths,
+          const std::vector<llvm::SmallVector<char, 0>> &objects) {
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(machine))
+                 .create();
+  if (!jit)
+    return jit.takeError();
+  llvm::orc::JITDylib &library = (*jit)->getMainJITDylib();
+  char prefix = (*jit)->getDataLayout().getGlobalPrefix();
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process)
+    return process.takeError();
+  library.addGenerator(std::move(*process));
+  for (StringRef path : sharedLibPaths) {
+    auto shared =
+        llvm::orc::DynamicLibrarySearchGenerator::Load(path.str().c_str(),
+                                                       prefix);
+    if (!shared)
+      return shared.takeError();
+    library.addGenerator(std::move(*shared));
+  }
+  for (const llvm::SmallVector<char, 0> &object : objects)
+    if (llvm::Error error = (*jit)->addObjectFile(
+            llvm::MemoryBuffer::getMemBuffer(
+                llvm::StringRef(object.data(), object.size()), "lighthouse",
+                /*RequiresNullTerminator=*/false)))
+      return std::move(error);
+  return std::move(*jit);
+}
+
+static llvm::Expected<std::unique_ptr<Engine>>
+createEngine(ModuleOp module, int optLevel, bool llvmLoopUnrolling,
+             int numThreads, llvm::ArrayRef<StringRef> sharedLibPaths) {
   static const llvm::OptimizationLevel levels[] = {
       llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
       llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
   if (optLevel < 0 || optLevel > 3)
-    return reportFailure(
-        llvm::createStringError("optimization level " +
-                                std::to_string(optLevel) +
-                                " is not one of 0, 1, 2, 3"),
-        onError, userData);
+    return llvm::createStringError("optimization level " +
+                                   std::to_string(optLevel) +
+                                   " is not one of 0, 1, 2, 3");
   static bool nativeTargetReady = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmParser();
@@ -73,36 +220,89 @@ MlirExecutionEngine lighthouseExecutionEngineCreate(
   }();
   (void)nativeTargetReady;
 
-  MLIRContext &context = *unwrap(module)->getContext();
+  auto machine = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machine)
+    return machine.takeError();
+  // Position-independent: the object files link into a shared library.
+  machine->setRelocationModel(llvm::Reloc::PIC_);
+  machine->setCodeGenOptLevel(static_cast<llvm::CodeGenOptLevel>(optLevel));
+  CodeGen codeGen{*machine, levels[optLevel], llvmLoopUnrolling};
+  auto targetMachine = machine->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+
+  MLIRContext &context = *module.getContext();
   registerBuiltinDialectTranslation(context);
   registerLLVMDialectTranslation(context);
   registerOpenMPDialectTranslation(context);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return llvm::createStringError(
+        "the module does not translate to LLVM IR (see the diagnostics)");
+  llvmModule->setDataLayout((*targetMachine)->createDataLayout());
+  llvmModule->setTargetTriple((*targetMachine)->getTargetTriple());
+  addPackedEntries(*llvmModule);
 
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder)
-    return reportFailure(machineBuilder.takeError(), onError, userData);
-  // Position-independent: a dumped object file links into a shared library.
-  machineBuilder->setRelocationModel(llvm::Reloc::PIC_);
-  machineBuilder->setCodeGenOptLevel(
-      static_cast<llvm::CodeGenOptLevel>(optLevel));
-  auto targetMachine = machineBuilder->createTargetMachine();
-  if (!targetMachine)
-    return reportFailure(targetMachine.takeError(), onError, userData);
+  unsigned threads = numThreads > 0 ? numThreads
+                                    : llvm::hardware_concurrency().compute_thread_count();
+  unsigned definitions = llvm::count_if(
+      *llvmModule, [](const llvm::Function &f) { return !f.isDeclaration(); });
+  auto engine = std::make_unique<Engine>();
+  if (llvm::Error error =
+          compileInParts(*llvmModule, std::min(threads, definitions), codeGen,
+                         engine->objects))
+    return std::move(error);
+  auto jit = createJit(*machine, sharedLibPaths, engine->objects);
+  if (!jit)
+    return jit.takeError();
+  engine->jit = std::move(*jit);
+  return engine;
+}
 
+LighthouseExecutionEngine lighthouseExecutionEngineCreate(
+    MlirModule module, int optLevel, bool llvmLoopUnrolling, int numThreads,
+    int numSharedLibs, const MlirStringRef *sharedLibPaths,
+    MlirStringCallback onError, void *userData) {
   SmallVector<StringRef> libraries;
   for (int i = 0; i < numSharedLibs; ++i)
     libraries.push_back(unwrap(sharedLibPaths[i]));
-  // The engine runs the optimizer while it is created.
-  auto optimize = makeOptimizer(levels[optLevel], llvmLoopUnrolling,
-                                targetMachine->get());
-  ExecutionEngineOptions options;
-  options.transformer = optimize;
-  options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel);
-  options.sharedLibPaths = libraries;
-  options.enableObjectDump = true;
-  auto engine = ExecutionEngine::create(unwrap(module), options,
-                                        std::move(*targetMachine));
-  if (!engine)
-    return reportFailure(engine.takeError(), onError, userData);
-  return wrap(engine->release());
+  auto engine = createEngine(unwrap(module), optLevel, llvmLoopUnrolling,
+                             numThreads, libraries);
+  if (!engine) {
+    std::string message = llvm::toString(engine.takeError());
+    onError(mlirStringRefCreate(message.data(), message.size()), userData);
+    return LighthouseExecutionEngine{nullptr};
+  }
+  return LighthouseExecutionEngine{engine->release()};
+}
+
+void lighthouseExecutionEngineDestroy(LighthouseExecutionEngine engine) {
+  delete unwrap(engine);
+}
+
+void *lighthouseExecutionEngineLookup(LighthouseExecutionEngine engine,
+                                      MlirStringRef name,
+                                      MlirStringCallback onError,
+                                      void *userData) {
+  auto address = unwrap(engine)->jit->lookup(unwrap(name));
+  if (!address) {
+    std::string message = llvm::toString(address.takeError());
+    onError(mlirStringRefCreate(message.data(), message.size()), userData);
+    return nullptr;
+  }
+  return address->toPtr<void *>();
+}
+
+intptr_t
+lighthouseExecutionEngineGetNumObjects(LighthouseExecutionEngine engine) {
+  return unwrap(engine)->objects.size();
+}
+
+MlirStringRef
+lighthouseExecutionEngineGetObject(LighthouseExecutionEngine engine,
+                                   intptr_t index) {
+  const llvm::SmallVector<char, 0> &object = unwrap(engine)->objects[index];
+  return mlirStringRefCreate(object.data(), object.size());
 }

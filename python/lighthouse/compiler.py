@@ -8,8 +8,8 @@
 
 A model goes through `lighthouse.ingress` to linalg on tensors, then through
 a named pass pipeline (`PIPELINES`, by default lighthouse's C++
-`lighthouse-cpu`) to the LLVM dialect, and is JIT-compiled by MLIR's
-execution engine. Arrays are passed to and returned from the compiled code
+`lighthouse-cpu`) to the LLVM dialect, and is JIT-compiled by lighthouse's
+execution engine (LLVM, on several threads). Arrays are passed to and returned from the compiled code
 without copies: inputs are read in place, and results are buffers the
 compiled code allocated, handed to numpy (or torch) with their ownership.
 """
@@ -153,9 +153,12 @@ class CompiledModule:
             shutil.copyfile(self._keep_alive._name, library)
         else:
             with tempfile.TemporaryDirectory(prefix="lighthouse-") as scratch:
-                object_file = os.path.join(scratch, "module.o")
-                self._keep_alive.dump_to_object_file(object_file)
-                _link_shared_library(object_file, library)
+                object_files = []
+                for index, data in enumerate(self._keep_alive.objects()):
+                    object_files.append(os.path.join(scratch, f"part{index}.o"))
+                    with open(object_files[-1], "wb") as f:
+                        f.write(data)
+                _link_shared_library(object_files, library)
         manifest = {
             "format": _FORMAT,
             "lighthouse": LIGHTHOUSE_VERSION,
@@ -268,8 +271,8 @@ def _run_pipeline(module: ir.Module, name: str, pipeline: str):
             f"lower to the LLVM dialect:\n{listed}")
 
 
-def _link_shared_library(object_file: str, library: str) -> None:
-    """Links the JIT's object file into a shared library that finds lighthouse's
+def _link_shared_library(object_files: Sequence[str], library: str) -> None:
+    """Links the JIT's object files into a shared library that finds lighthouse's
     runtime libraries where the package keeps them."""
     from . import runtime_library_paths
 
@@ -279,7 +282,7 @@ def _link_shared_library(object_file: str, library: str) -> None:
         raise CompileError("saving compiled code needs a C compiler to link it (set CC)")
     runtime = runtime_library_paths()
     libs_dir = os.path.dirname(runtime[0]) if runtime else ""
-    command = [linker, "-shared", object_file, "-o", library, *runtime, "-lm",
+    command = [linker, "-shared", *object_files, "-o", library, *runtime, "-lm",
                f"-Wl,-rpath,{libs_dir}"]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
@@ -328,7 +331,7 @@ def _cache_key(module: ir.Module, function_name: str, pipeline_text: str,
 
 def _finish(module: ir.Module, function_name: str, *, pipeline: str, pipeline_text: str,
             timings: dict, stages_ir: dict, dump_ir, opt_level: int, unroll_loops: bool,
-            cache_dir=None) -> CompiledModule:
+            jit_threads: int, cache_dir=None) -> CompiledModule:
     from . import runtime_library_paths
 
     functions = {ir.StringAttr(op.attributes["sym_name"]).value: op
@@ -351,15 +354,11 @@ def _finish(module: ir.Module, function_name: str, *, pipeline: str, pipeline_te
     _record(stages_ir, dump_ir, "llvm", module)
     try:
         engine = _timed(timings, "jit", lambda: create_execution_engine(
-            module, opt_level, unroll_loops, runtime_library_paths()))
+            module, opt_level, unroll_loops, jit_threads, runtime_library_paths()))
+        address = _timed(timings, "jit-lookup",
+                         lambda: engine.lookup(f"_mlir__mlir_ciface_{function_name}"))
     except RuntimeError as error:
-        raise CompileError(str(error)) from None
-    address = _timed(timings, "jit-lookup",
-                     lambda: engine.raw_lookup(f"_mlir_ciface_{function_name}"))
-    if not address:
-        raise CompileError(
-            f"the JIT could not produce @{function_name}: a symbol it calls is missing "
-            "(the 'JIT session error' printed above names it)")
+        raise CompileError(f"the JIT could not produce @{function_name}: {error}") from None
     compiled = CompiledModule(address, engine, function_name, arguments,
                               results, pipeline_text, timings, stages_ir)
     compiled._context = module.context
@@ -370,7 +369,7 @@ def _finish(module: ir.Module, function_name: str, *, pipeline: str, pipeline_te
 
 def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
             pipeline: str = "default", dump_ir=None, opt_level: int = 3,
-            unroll_loops: bool = False,
+            unroll_loops: bool = False, jit_threads: int = 0,
             cache_dir=None) -> CompiledModule:
     """Compiles a PyTorch model to a native CPU callable.
 
@@ -385,6 +384,8 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
       unroll_loops: True lets LLVM unroll loops (it interleaves the loops it
         vectorizes either way): compiles 1.2x to 6x slower, and code that is
         not always faster (see docs/compile.md, "LLVM").
+      jit_threads: threads LLVM compiles on, each a part of the module's
+        functions (0: one per hardware thread).
       cache_dir: a folder of compiled code keyed on the linalg IR, the
         pipeline and the versions: a hit skips the pipeline and the JIT.
 
@@ -409,12 +410,13 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
         return _finish(linalg, "main", pipeline=pipeline,
                        pipeline_text=pipeline_text, timings=timings,
                        stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
-                       unroll_loops=unroll_loops,
+                       unroll_loops=unroll_loops, jit_threads=jit_threads,
                        cache_dir=cache_dir)
 
 
 def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: int = 3,
-                 unroll_loops: bool = False, cache_dir=None, **load_options) -> CompiledModule:
+                 unroll_loops: bool = False, jit_threads: int = 0, cache_dir=None,
+                 **load_options) -> CompiledModule:
     """Compiles an ONNX model (a path or a `ModelProto`) to a native CPU callable.
 
     The callable takes arrays in the order of the graph's inputs and returns
@@ -435,13 +437,13 @@ def compile_onnx(model, *, pipeline: str = "default", dump_ir=None, opt_level: i
         return _finish(linalg, function_name, pipeline=pipeline,
                        pipeline_text=pipeline_text, timings=timings,
                        stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
-                       unroll_loops=unroll_loops,
+                       unroll_loops=unroll_loops, jit_threads=jit_threads,
                        cache_dir=cache_dir)
 
 
 def compile_module(module, function: str = "main", *, pipeline: str = "default",
                    dump_ir=None, opt_level: int = 3, unroll_loops: bool = False,
-                   cache_dir=None) -> CompiledModule:
+                   jit_threads: int = 0, cache_dir=None) -> CompiledModule:
     """Compiles linalg-on-tensors IR (a module, or its text) to a native CPU callable.
 
     The module is consumed: the pipeline rewrites it in place.
@@ -457,5 +459,5 @@ def compile_module(module, function: str = "main", *, pipeline: str = "default",
         return _finish(module, function, pipeline=pipeline,
                        pipeline_text=pipeline_text, timings=timings,
                        stages_ir=stages_ir, dump_ir=dump_ir, opt_level=opt_level,
-                       unroll_loops=unroll_loops,
+                       unroll_loops=unroll_loops, jit_threads=jit_threads,
                        cache_dir=cache_dir)

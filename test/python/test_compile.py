@@ -277,9 +277,78 @@ def test_cache_hit_skips_pipeline_and_jit(tmp_path):
     assert len(list(tmp_path.iterdir())) == 3
 
 
+MISSING_FUNCTION = """
+func.func private @lighthouse_test_no_such_function(f32) -> f32
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %empty = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%empty : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = func.call @lighthouse_test_no_such_function(%v) : (f32) -> f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+"""
+
+
 def test_jit_errors_name_the_cause():
     with pytest.raises(CompileError, match="optimization level 7 is not one of 0, 1, 2, 3"):
         compile_module(EXP, opt_level=7)
+    with pytest.raises(CompileError, match="the JIT could not produce @main: .*"
+                                           "lighthouse_test_no_such_function"):
+        compile_module(MISSING_FUNCTION)
+
+
+TWO_FUNCTIONS = """
+llvm.func @twice(%x: f64) -> f64 {
+  %r = llvm.fadd %x, %x : f64
+  llvm.return %r : f64
+}
+llvm.func @square(%x: f64) -> f64 {
+  %r = llvm.fmul %x, %x : f64
+  llvm.return %r : f64
+}
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_jit_compiles_functions_in_parts(threads):
+    import ctypes
+
+    from lighthouse import ir
+    from lighthouse._mlir_libs._lighthouse import create_execution_engine
+
+    with ir.Context():
+        engine = create_execution_engine(ir.Module.parse(TWO_FUNCTIONS), 3, False, threads,
+                                         lighthouse.runtime_library_paths())
+    # One object file per part: a part per thread, at most one per function.
+    assert len(engine.objects()) == threads
+    assert all(o.startswith(b"\x7fELF") for o in engine.objects())
+    for name, expected in (("twice", 6.0), ("square", 9.0)):
+        # The packed entry: a pointer to each argument, then to the result.
+        x, result = ctypes.c_double(3.0), ctypes.c_double()
+        packed = (ctypes.c_void_p * 2)(ctypes.addressof(x), ctypes.addressof(result))
+        ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.lookup(f"_mlir_{name}"))(packed)
+        assert result.value == expected
+    with pytest.raises(RuntimeError, match="no_such_symbol"):
+        engine.lookup("no_such_symbol")
+
+
+def test_module_compiled_in_parts_matches_eager_and_saves(tmp_path):
+    from lighthouse.compiler import load
+
+    # Over 32 loop nests: the pipeline splits the model into several
+    # functions, which the JIT compiles on two threads.
+    _, module, inputs, _ = next(m for m in MODELS if m[0] == "transformer_block")
+    with torch.no_grad():
+        expected = module(*inputs)
+    compiled = lighthouse.compile(module, inputs, jit_threads=2)
+    assert len(compiled._keep_alive.objects()) == 2  # The engine's object files.
+    torch.testing.assert_close(compiled(*inputs), expected, **TOLERANCE)
+    compiled.save(tmp_path / "block")
+    torch.testing.assert_close(load(tmp_path / "block")(*inputs), expected, **TOLERANCE)
 
 
 def test_load_errors(tmp_path):
