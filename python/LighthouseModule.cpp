@@ -112,7 +112,8 @@ NB_MODULE(_lighthouse, m) {
           "objects",
           [](ExecutionEngine &self) {
             std::vector<nb::bytes> objects;
-            intptr_t count = lighthouseExecutionEngineGetNumObjects(self.engine);
+            intptr_t count =
+                lighthouseExecutionEngineGetNumObjects(self.engine);
             for (intptr_t index = 0; index < count; ++index) {
               MlirStringRef object =
                   lighthouseExecutionEngineGetObject(self.engine, index);

@@ -29,8 +29,9 @@ typedef struct LighthouseExecutionEngine {
 /// JIT-compiles `module` (LLVM dialect, OpenMP allowed) for the host CPU as
 /// position-independent code. LLVM runs its standard pipeline at `optLevel`
 /// (0 to 3); `llvmLoopUnrolling` lets it unroll loops. A module of several
-/// functions is compiled in up to `numThreads` parts at once (0: one per
-/// hardware thread). Symbols the code does not define are looked up in this
+/// functions is compiled in `numThreads` parts at once (at most one per
+/// function; 0: one per hardware thread that gets 1000 instructions or
+/// more). A module with global constructors is refused. Symbols the code does not define are looked up in this
 /// process and in the `numSharedLibs` libraries at `sharedLibPaths`. On
 /// failure, calls `onError` with the reason and returns a null engine.
 MLIR_CAPI_EXPORTED LighthouseExecutionEngine lighthouseExecutionEngineCreate(

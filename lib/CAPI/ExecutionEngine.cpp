@@ -20,16 +20,23 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/Transforms/Utils/SplitModule.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <mutex>
 
 using namespace mlir;
 
 namespace {
 
-/// The JIT and the object files it links, kept for saving.
+/// The JIT and the object files it links, kept for saving (declared first:
+/// the JIT refers to them until it is destroyed).
 struct Engine {
-  std::unique_ptr<llvm::orc::LLJIT> jit;
   std::vector<llvm::SmallVector<char, 0>> objects;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  /// What the JIT reported while linking (a symbol nothing defines, say),
+  /// for the next failed lookup to say.
+  std::mutex errorsMutex;
+  std::string errors;
 };
 
 /// How each part of the module is compiled.
@@ -51,7 +58,7 @@ static Engine *unwrap(LighthouseExecutionEngine engine) {
 /// `arguments[n]` to where the result is stored. lighthouse's callers call
 /// these (the `_mlir_ciface_` functions' packed entries), as the callers of
 /// MLIR's ExecutionEngine do.
-static void addPackedEntries(llvm::Module &module) {
+static llvm::Error addPackedEntries(llvm::Module &module) {
   llvm::LLVMContext &context = module.getContext();
   llvm::PointerType *pointer = llvm::PointerType::getUnqual(context);
   auto *entryType = llvm::FunctionType::get(llvm::Type::getVoidTy(context),
@@ -61,9 +68,13 @@ static void addPackedEntries(llvm::Module &module) {
     if (!function.isDeclaration() && !function.hasLocalLinkage())
       exported.push_back(&function);
   for (llvm::Function *function : exported) {
+    std::string name = ("_mlir_" + function->getName()).str();
+    if (module.getNamedValue(name))
+      return llvm::createStringError(
+          "the module defines " + name + ", the name of " +
+          function->getName().str() + "'s packed entry point");
     auto *entry = llvm::Function::Create(
-        entryType, llvm::GlobalValue::ExternalLinkage,
-        "_mlir_" + function->getName(), module);
+        entryType, llvm::GlobalValue::ExternalLinkage, name, module);
     llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "", entry));
     llvm::Value *packed = entry->getArg(0);
     auto address = [&](unsigned index) {
@@ -79,6 +90,7 @@ static void addPackedEntries(llvm::Module &module) {
       builder.CreateStore(result, address(function->arg_size()));
     builder.CreateRetVoid();
   }
+  return llvm::Error::success();
 }
 
 /// Runs LLVM's standard pipeline on `module`.
@@ -126,22 +138,94 @@ static llvm::Error compile(llvm::Module &module, const CodeGen &codeGen,
   return llvm::Error::success();
 }
 
+/// Calls `visit` with the part of each function or global whose code or
+/// initializer refers to `value`, directly or through constant expressions.
+static void
+forEachReferencingPart(const llvm::Value &value,
+                       const llvm::DenseMap<const llvm::GlobalValue *,
+                                            unsigned> &partOf,
+                       llvm::function_ref<void(unsigned)> visit) {
+  for (const llvm::User *user : value.users()) {
+    if (auto *instruction = dyn_cast<llvm::Instruction>(user))
+      visit(partOf.lookup(instruction->getFunction()));
+    else if (auto *global = dyn_cast<llvm::GlobalValue>(user))
+      visit(partOf.lookup(global));
+    else
+      forEachReferencingPart(*user, partOf, visit);
+  }
+}
+
+/// Splits `module` into `numParts` modules that define its functions in
+/// about equal numbers of instructions (largest first, each to the part
+/// with the fewest so far), each global variable with a function that uses
+/// it; the symbols a part refers to in another become hidden externals.
+static std::vector<std::unique_ptr<llvm::Module>>
+splitModule(llvm::Module &module, unsigned numParts) {
+  SmallVector<llvm::Function *> functions;
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration())
+      functions.push_back(&function);
+  llvm::sort(functions, [](llvm::Function *a, llvm::Function *b) {
+    return a->getInstructionCount() > b->getInstructionCount();
+  });
+  llvm::DenseMap<const llvm::GlobalValue *, unsigned> partOf;
+  SmallVector<unsigned> sizes(numParts, 0);
+  for (llvm::Function *function : functions) {
+    unsigned lightest = llvm::min_element(sizes) - sizes.begin();
+    partOf[function] = lightest;
+    sizes[lightest] += function->getInstructionCount();
+  }
+  for (llvm::GlobalVariable &global : module.globals()) {
+    unsigned part = 0;
+    for (const llvm::User *user : global.users())
+      if (auto *instruction = dyn_cast<llvm::Instruction>(user)) {
+        part = partOf.lookup(instruction->getFunction());
+        break;
+      }
+    partOf[&global] = part;
+  }
+  for (llvm::GlobalValue &global : module.global_values()) {
+    if (!global.hasLocalLinkage())
+      continue;
+    bool elsewhere = false;
+    forEachReferencingPart(global, partOf, [&](unsigned part) {
+      elsewhere |= part != partOf.lookup(&global);
+    });
+    if (!elsewhere)
+      continue;
+    global.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    global.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    if (!global.hasName())
+      global.setName("lighthouse.part.symbol");
+  }
+  std::vector<std::unique_ptr<llvm::Module>> parts;
+  for (unsigned part = 0; part < numParts; ++part) {
+    llvm::ValueToValueMapTy mapping;
+    parts.push_back(llvm::CloneModule(
+        module, mapping, [&](const llvm::GlobalValue *global) {
+          return partOf.lookup(global) == part;
+        }));
+  }
+  return parts;
+}
+
 /// Compiles `module` into one object file per part, the parts on threads
 /// of their own. A part is a module of its own in a context of its own (an
 /// LLVM context is not shared across threads), which it is read into from
 /// bitcode.
-static llvm::Error compileInParts(llvm::Module &module, unsigned numParts,
-                                  const CodeGen &codeGen,
-                                  std::vector<llvm::SmallVector<char, 0>> &objects) {
+static llvm::Error
+compileInParts(llvm::Module &module, unsigned numParts, const CodeGen &codeGen,
+               std::vector<llvm::SmallVector<char, 0>> &objects) {
   if (numParts <= 1) {
     objects.resize(1);
     return compile(module, codeGen, objects[0]);
   }
   std::vector<llvm::SmallVector<char, 0>> bitcode;
-  llvm::SplitModule(module, numParts, [&](std::unique_ptr<llvm::Module> part) {
+  for (const std::unique_ptr<llvm::Module> &part :
+       splitModule(module, numParts)) {
     llvm::raw_svector_ostream stream(bitcode.emplace_back());
     llvm::WriteBitcodeToFile(*part, stream);
-  });
+  }
   objects.resize(bitcode.size());
   std::vector<std::string> errors(bitcode.size());
   llvm::DefaultThreadPool threads(llvm::hardware_concurrency(bitcode.size()));
@@ -168,16 +252,45 @@ static llvm::Error compileInParts(llvm::Module &module, unsigned numParts,
   return llvm::Error::success();
 }
 
+/// How many parts `module` is compiled in: `numThreads` when given (at most
+/// one per function), else one per hardware thread that gets at least
+/// kMinInstructionsPerPart instructions: below that, a thread's start and
+/// the bitcode round trip cost more than they save. A module whose symbols
+/// do not simply split (aliases, appending globals) is one part.
+static unsigned countParts(const llvm::Module &module, int numThreads) {
+  constexpr unsigned kMinInstructionsPerPart = 1000;
+  if (!module.alias_empty() || !module.ifunc_empty() ||
+      llvm::any_of(module.globals(), [](const llvm::GlobalVariable &global) {
+        return global.hasAppendingLinkage();
+      }))
+    return 1;
+  unsigned functions = 0, instructions = 0;
+  for (const llvm::Function &function : module)
+    if (!function.isDeclaration()) {
+      ++functions;
+      instructions += function.getInstructionCount();
+    }
+  unsigned parts =
+      numThreads > 0
+          ? numThreads
+          : std::min(llvm::hardware_concurrency().compute_thread_count(),
+                     instructions / kMinInstructionsPerPart);
+  return std::max(1u, std::min(parts, functions));
+}
+
 /// The JIT, linking `objects` against this process and `sharedLibPaths`.
 static llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
 createJit(llvm::orc::JITTargetMachineBuilder machine,
-          llvm::ArrayRef<StringRef> sharedLibPaths,
-          const std::vector<llvm::SmallVector<char, 0>> &objects) {
+          llvm::ArrayRef<StringRef> sharedLibPaths, Engine &engine) {
   auto jit = llvm::orc::LLJITBuilder()
                  .setJITTargetMachineBuilder(std::move(machine))
                  .create();
   if (!jit)
     return jit.takeError();
+  (*jit)->getExecutionSession().setErrorReporter([&engine](llvm::Error error) {
+    std::lock_guard<std::mutex> lock(engine.errorsMutex);
+    engine.errors += "\n" + llvm::toString(std::move(error));
+  });
   llvm::orc::JITDylib &library = (*jit)->getMainJITDylib();
   char prefix = (*jit)->getDataLayout().getGlobalPrefix();
   auto process =
@@ -193,7 +306,7 @@ createJit(llvm::orc::JITTargetMachineBuilder machine,
       return shared.takeError();
     library.addGenerator(std::move(*shared));
   }
-  for (const llvm::SmallVector<char, 0> &object : objects)
+  for (const llvm::SmallVector<char, 0> &object : engine.objects)
     if (llvm::Error error = (*jit)->addObjectFile(
             llvm::MemoryBuffer::getMemBuffer(
                 llvm::StringRef(object.data(), object.size()), "lighthouse",
@@ -212,6 +325,10 @@ createEngine(ModuleOp module, int optLevel, bool llvmLoopUnrolling,
     return llvm::createStringError("optimization level " +
                                    std::to_string(optLevel) +
                                    " is not one of 0, 1, 2, 3");
+  if (numThreads < 0)
+    return llvm::createStringError(
+        "threads must be 0 (one per hardware thread) or more, got " +
+        std::to_string(numThreads));
   static bool nativeTargetReady = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmParser();
@@ -243,18 +360,21 @@ createEngine(ModuleOp module, int optLevel, bool llvmLoopUnrolling,
         "the module does not translate to LLVM IR (see the diagnostics)");
   llvmModule->setDataLayout((*targetMachine)->createDataLayout());
   llvmModule->setTargetTriple((*targetMachine)->getTargetTriple());
-  addPackedEntries(*llvmModule);
+  // Objects linked by the JIT have no step that runs them.
+  for (StringRef name : {"llvm.global_ctors", "llvm.global_dtors"})
+    if (llvmModule->getNamedGlobal(name))
+      return llvm::createStringError(
+          llvm::Twine("the module has global constructors or destructors (") +
+          name + "), which lighthouse's JIT does not run");
+  if (llvm::Error error = addPackedEntries(*llvmModule))
+    return error;
 
-  unsigned threads = numThreads > 0 ? numThreads
-                                    : llvm::hardware_concurrency().compute_thread_count();
-  unsigned definitions = llvm::count_if(
-      *llvmModule, [](const llvm::Function &f) { return !f.isDeclaration(); });
   auto engine = std::make_unique<Engine>();
   if (llvm::Error error =
-          compileInParts(*llvmModule, std::min(threads, definitions), codeGen,
-                         engine->objects))
+          compileInParts(*llvmModule, countParts(*llvmModule, numThreads),
+                         codeGen, engine->objects))
     return std::move(error);
-  auto jit = createJit(*machine, sharedLibPaths, engine->objects);
+  auto jit = createJit(*machine, sharedLibPaths, *engine);
   if (!jit)
     return jit.takeError();
   engine->jit = std::move(*jit);
@@ -286,9 +406,13 @@ void *lighthouseExecutionEngineLookup(LighthouseExecutionEngine engine,
                                       MlirStringRef name,
                                       MlirStringCallback onError,
                                       void *userData) {
-  auto address = unwrap(engine)->jit->lookup(unwrap(name));
+  Engine &self = *unwrap(engine);
+  auto address = self.jit->lookup(unwrap(name));
   if (!address) {
     std::string message = llvm::toString(address.takeError());
+    std::lock_guard<std::mutex> lock(self.errorsMutex);
+    message += self.errors;
+    self.errors.clear();
     onError(mlirStringRefCreate(message.data(), message.size()), userData);
     return nullptr;
   }

@@ -41,18 +41,31 @@ bool isLoopNest(Operation &op) {
              .wasInterrupted();
 }
 
-/// Stack memory lives as long as the function that allocates it: such an op
-/// stays in the caller.
-bool allocatesOnStack(Operation &op) {
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return false;
-  SmallVector<MemoryEffects::EffectInstance> allocations;
-  effects.getEffects<MemoryEffects::Allocate>(allocations);
-  return llvm::any_of(allocations, [](const auto &allocation) {
-    return allocation.getResource() ==
-           SideEffects::AutomaticAllocationScopeResource::get();
-  });
+/// Stack memory lives as long as the frame of the function that allocates
+/// it: an op that allocates on the stack, or saves or restores the stack
+/// pointer, itself or in an op nested in it (outside nested allocation
+/// scopes), stays in the caller.
+bool touchesStack(Operation &top) {
+  auto touches = [](Operation *op) {
+    if (isa<LLVM::StackSaveOp, LLVM::StackRestoreOp>(op))
+      return true;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> allocations;
+    effects.getEffects<MemoryEffects::Allocate>(allocations);
+    return llvm::any_of(allocations, [](const auto &allocation) {
+      return allocation.getResource() ==
+             SideEffects::AutomaticAllocationScopeResource::get();
+    });
+  };
+  return top
+      .walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (op != &top && op->hasTrait<OpTrait::AutomaticAllocationScope>())
+          return WalkResult::skip();
+        return touches(op) ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 /// Values the outlined function recomputes rather than takes as arguments:
@@ -150,8 +163,9 @@ public:
       if (nests <= nestsPerFunction)
         continue;
       // Runs of up to nestsPerFunction nests, each starting and ending with
-      // a nest, the ops between them included unless they allocate on the
-      // stack.
+      // a nest, with the ops between them but for constants (which the
+      // callees recompute, and the caller keeps for its own uses); an op
+      // touching the stack ends a run.
       SmallVector<SmallVector<Operation *>> runs;
       SmallVector<Operation *> run, pending;
       int64_t inRun = 0;
@@ -163,10 +177,12 @@ public:
         inRun = 0;
       };
       for (Operation &op : block.without_terminator()) {
-        if (allocatesOnStack(op)) {
+        if (touchesStack(op)) {
           close();
           continue;
         }
+        if (op.getNumResults() == 1 && isRematerializable(op.getResult(0)))
+          continue;
         if (!isLoopNest(op)) {
           if (inRun != 0)
             pending.push_back(&op);

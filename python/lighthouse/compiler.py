@@ -385,7 +385,7 @@ def compile(model, example_inputs: Sequence = (), *, dynamic_shapes: Any = None,
         vectorizes either way): compiles 1.2x to 6x slower, and code that is
         not always faster (see docs/compile.md, "LLVM").
       jit_threads: threads LLVM compiles on, each a part of the module's
-        functions (0: one per hardware thread).
+        functions (0: one per hardware thread that gets enough code).
       cache_dir: a folder of compiled code keyed on the linalg IR, the
         pipeline and the versions: a hit skips the pipeline and the JIT.
 

@@ -83,6 +83,74 @@ func.func @stack(%a: memref<8xf32>) {
   return
 }
 
+// Saving and restoring the stack pointer, and an allocation on the stack
+// nested in an op, stay in the caller too; the nests between them move.
+// CHECK-LABEL: func.func @stack_pointer(
+// CHECK:         call @stack_pointer_nests(
+// CHECK-NEXT:    %[[SAVED:.*]] = llvm.intr.stacksave : !llvm.ptr
+// CHECK-NEXT:    call @stack_pointer_nests_2(
+// CHECK-NEXT:    llvm.intr.stackrestore %[[SAVED]]
+// CHECK-NEXT:    %[[NESTED:.*]] = scf.if
+// CHECK:           memref.alloca
+// CHECK:         call @stack_pointer_nests_3(%[[NESTED]], %{{.*}})
+func.func @stack_pointer(%a: memref<8xf32>, %flag: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %one, %a[%i] : memref<8xf32>
+  }
+  %saved = llvm.intr.stacksave : !llvm.ptr
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %one, %a[%i] : memref<8xf32>
+  }
+  llvm.intr.stackrestore %saved : !llvm.ptr
+  %nested = scf.if %flag -> memref<8xf32> {
+    %scratch = memref.alloca() : memref<8xf32>
+    scf.for %i = %c0 to %c8 step %c1 {
+      memref.store %one, %scratch[%i] : memref<8xf32>
+    }
+    scf.yield %scratch : memref<8xf32>
+  } else {
+    scf.yield %a : memref<8xf32>
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    %x = memref.load %nested[%i] : memref<8xf32>
+    memref.store %x, %a[%i] : memref<8xf32>
+  }
+  return
+}
+
+// A constant between nests stays in the caller, for the caller's own uses;
+// the callee computes it again rather than taking it as an argument, so its
+// loops keep their constant bounds.
+// CHECK-LABEL: func.func @constant_between(
+// CHECK:         call @constant_between_nests(%{{.*}}) : (memref<8xf32>) -> ()
+// CHECK:         %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK:         return %[[FOUR]]
+// CHECK:       func.func private @constant_between_nests(%{{.*}}: memref<8xf32>)
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK:         scf.for
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[C4]]
+func.func @constant_between(%a: memref<8xf32>) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %one, %a[%i] : memref<8xf32>
+  }
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    memref.store %one, %a[%i] : memref<8xf32>
+  }
+  scf.for %i = %c4 to %c8 step %c1 {
+    memref.store %one, %a[%i] : memref<8xf32>
+  }
+  return %c4 : index
+}
+
 // No more nests than a function keeps: unchanged. A nest inside an scf.if
 // counts as one.
 // CHECK-LABEL: func.func @two_nests(

@@ -293,12 +293,15 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 """
 
 
-def test_jit_errors_name_the_cause():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_jit_errors_name_the_cause(threads):
     with pytest.raises(CompileError, match="optimization level 7 is not one of 0, 1, 2, 3"):
         compile_module(EXP, opt_level=7)
-    with pytest.raises(CompileError, match="the JIT could not produce @main: .*"
+    with pytest.raises(CompileError, match="threads must be 0 .* or more, got -1"):
+        compile_module(EXP, jit_threads=-1)
+    with pytest.raises(CompileError, match="(?s)the JIT could not produce @main: .*"
                                            "lighthouse_test_no_such_function"):
-        compile_module(MISSING_FUNCTION)
+        compile_module(MISSING_FUNCTION, jit_threads=threads)
 
 
 TWO_FUNCTIONS = """
@@ -336,15 +339,31 @@ def test_jit_compiles_functions_in_parts(threads):
         engine.lookup("no_such_symbol")
 
 
-def test_module_compiled_in_parts_matches_eager_and_saves(tmp_path):
+def test_jit_refuses_global_constructors():
+    from lighthouse import ir
+    from lighthouse._mlir_libs._lighthouse import create_execution_engine
+
+    source = """
+    llvm.mlir.global_ctors ctors = [@init], priorities = [0 : i32], data = [#llvm.zero]
+    llvm.func @init() {
+      llvm.return
+    }
+    """
+    with ir.Context(), pytest.raises(RuntimeError, match="global constructors .* does not run"):
+        create_execution_engine(ir.Module.parse(source), 3, False, 0, [])
+
+
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_module_compiled_in_parts_matches_eager_and_saves(tmp_path, pipeline):
     from lighthouse.compiler import load
 
-    # Over 32 loop nests: the pipeline splits the model into several
-    # functions, which the JIT compiles on two threads.
+    # Over 32 loop nests on the default pipeline: the model is split into
+    # several functions; on the fast one, OpenMP's outlined functions. The
+    # JIT compiles them in two parts on two threads.
     _, module, inputs, _ = next(m for m in MODELS if m[0] == "transformer_block")
     with torch.no_grad():
         expected = module(*inputs)
-    compiled = lighthouse.compile(module, inputs, jit_threads=2)
+    compiled = lighthouse.compile(module, inputs, pipeline=pipeline, jit_threads=2)
     assert len(compiled._keep_alive.objects()) == 2  # The engine's object files.
     torch.testing.assert_close(compiled(*inputs), expected, **TOLERANCE)
     compiled.save(tmp_path / "block")
