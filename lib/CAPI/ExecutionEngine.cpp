@@ -28,15 +28,15 @@ using namespace mlir;
 
 namespace {
 
-/// The JIT and the object files it links, kept for saving (declared first:
-/// the JIT refers to them until it is destroyed).
+/// The JIT and what it refers to until it is destroyed, declared before
+/// it: the object files it links (kept for saving) and what it reported
+/// while linking (a symbol nothing defines, say), which a failed lookup
+/// adds to its own error (the JIT reports each failure once).
 struct Engine {
   std::vector<llvm::SmallVector<char, 0>> objects;
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-  /// What the JIT reported while linking (a symbol nothing defines, say),
-  /// for the next failed lookup to say.
   std::mutex errorsMutex;
   std::string errors;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
 };
 
 /// How each part of the module is compiled.
@@ -140,19 +140,21 @@ static llvm::Error compile(llvm::Module &module, const CodeGen &codeGen,
 
 /// Calls `visit` with the part of each function or global whose code or
 /// initializer refers to `value`, directly or through constant expressions.
-static void
-forEachReferencingPart(const llvm::Value &value,
-                       const llvm::DenseMap<const llvm::GlobalValue *,
-                                            unsigned> &partOf,
-                       llvm::function_ref<void(unsigned)> visit) {
-  for (const llvm::User *user : value.users()) {
-    if (auto *instruction = dyn_cast<llvm::Instruction>(user))
-      visit(partOf.lookup(instruction->getFunction()));
-    else if (auto *global = dyn_cast<llvm::GlobalValue>(user))
-      visit(partOf.lookup(global));
-    else
-      forEachReferencingPart(*user, partOf, visit);
-  }
+static void forEachReferencingPart(
+    const llvm::Value &value,
+    const llvm::DenseMap<const llvm::GlobalValue *, unsigned> &partOf,
+    llvm::function_ref<void(unsigned)> visit) {
+  SmallVector<const llvm::Value *> worklist = {&value};
+  llvm::SmallPtrSet<const llvm::Value *, 8> seen;
+  while (!worklist.empty())
+    for (const llvm::User *user : worklist.pop_back_val()->users()) {
+      if (auto *instruction = dyn_cast<llvm::Instruction>(user))
+        visit(partOf.lookup(instruction->getFunction()));
+      else if (auto *global = dyn_cast<llvm::GlobalValue>(user))
+        visit(partOf.lookup(global));
+      else if (seen.insert(user).second)
+        worklist.push_back(user);
+    }
 }
 
 /// Splits `module` into `numParts` modules that define its functions in
@@ -161,19 +163,19 @@ forEachReferencingPart(const llvm::Value &value,
 /// it; the symbols a part refers to in another become hidden externals.
 static std::vector<std::unique_ptr<llvm::Module>>
 splitModule(llvm::Module &module, unsigned numParts) {
-  SmallVector<llvm::Function *> functions;
+  SmallVector<std::pair<unsigned, llvm::Function *>> functions;
   for (llvm::Function &function : module)
     if (!function.isDeclaration())
-      functions.push_back(&function);
-  llvm::sort(functions, [](llvm::Function *a, llvm::Function *b) {
-    return a->getInstructionCount() > b->getInstructionCount();
+      functions.emplace_back(function.getInstructionCount(), &function);
+  llvm::sort(functions, [](const auto &a, const auto &b) {
+    return a.first > b.first;
   });
   llvm::DenseMap<const llvm::GlobalValue *, unsigned> partOf;
   SmallVector<unsigned> sizes(numParts, 0);
-  for (llvm::Function *function : functions) {
+  for (auto [instructions, function] : functions) {
     unsigned lightest = llvm::min_element(sizes) - sizes.begin();
     partOf[function] = lightest;
-    sizes[lightest] += function->getInstructionCount();
+    sizes[lightest] += instructions;
   }
   for (llvm::GlobalVariable &global : module.globals()) {
     unsigned part = 0;
@@ -228,7 +230,8 @@ compileInParts(llvm::Module &module, unsigned numParts, const CodeGen &codeGen,
   }
   objects.resize(bitcode.size());
   std::vector<std::string> errors(bitcode.size());
-  llvm::DefaultThreadPool threads(llvm::hardware_concurrency(bitcode.size()));
+  // At most one thread per hardware thread, however many parts were asked.
+  llvm::DefaultThreadPool threads(llvm::optimal_concurrency(bitcode.size()));
   for (size_t index = 0; index < bitcode.size(); ++index)
     threads.async([&, index] {
       llvm::LLVMContext context;
@@ -410,9 +413,10 @@ void *lighthouseExecutionEngineLookup(LighthouseExecutionEngine engine,
   auto address = self.jit->lookup(unwrap(name));
   if (!address) {
     std::string message = llvm::toString(address.takeError());
-    std::lock_guard<std::mutex> lock(self.errorsMutex);
-    message += self.errors;
-    self.errors.clear();
+    {
+      std::lock_guard<std::mutex> lock(self.errorsMutex);
+      message += self.errors;
+    }
     onError(mlirStringRefCreate(message.data(), message.size()), userData);
     return nullptr;
   }

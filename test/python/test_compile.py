@@ -339,6 +339,24 @@ def test_jit_compiles_functions_in_parts(threads):
         engine.lookup("no_such_symbol")
 
 
+def test_jit_names_a_missing_symbol_at_every_lookup():
+    from lighthouse import ir
+    from lighthouse._mlir_libs._lighthouse import create_execution_engine
+
+    source = """
+    llvm.func @lighthouse_test_missing(f64) -> f64
+    llvm.func @calls_missing(%x: f64) -> f64 {
+      %r = llvm.call @lighthouse_test_missing(%x) : (f64) -> f64
+      llvm.return %r : f64
+    }
+    """
+    with ir.Context():
+        engine = create_execution_engine(ir.Module.parse(source), 3, False, 0, [])
+    for name in ("_mlir_calls_missing", "calls_missing"):
+        with pytest.raises(RuntimeError, match="(?s)lighthouse_test_missing"):
+            engine.lookup(name)
+
+
 def test_jit_refuses_global_constructors():
     from lighthouse import ir
     from lighthouse._mlir_libs._lighthouse import create_execution_engine
