@@ -146,8 +146,9 @@ NB_MODULE(_lighthouse, m) {
       "JIT-compiles `module` (LLVM dialect) for this CPU into an "
       "`ExecutionEngine`, as position-independent code. LLVM optimizes at "
       "`opt_level` and unrolls loops only with `llvm_loop_unrolling`; a "
-      "module of several functions is compiled in parts on up to `threads` "
-      "threads (0: one per hardware thread); `shared_libs` resolve the "
+      "module of several functions is compiled in `threads` parts on as "
+      "many threads (0: one per hardware thread that gets 1000 "
+      "instructions or more); `shared_libs` resolve the "
       "symbols the code does not define. Raises RuntimeError with LLVM's "
       "reason on failure.");
 
