@@ -158,9 +158,12 @@ public:
     for (auto caller : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (caller.isExternal() || !caller.getBody().hasOneBlock())
         continue;
-      Block &block = caller.getBody().front();
-      int64_t nests = llvm::count_if(block.without_terminator(), isLoopNest);
-      if (nests <= nestsPerFunction)
+      // Each top-level op, and whether it is a loop nest.
+      SmallVector<std::pair<Operation *, bool>> ops;
+      for (Operation &op : caller.getBody().front().without_terminator())
+        ops.emplace_back(&op, isLoopNest(op));
+      if (llvm::count_if(ops, [](auto op) { return op.second; }) <=
+          nestsPerFunction)
         continue;
       // Runs of up to nestsPerFunction nests, each starting and ending with
       // a nest, with the ops between them but for constants (which the
@@ -176,21 +179,21 @@ public:
         pending.clear();
         inRun = 0;
       };
-      for (Operation &op : block.without_terminator()) {
-        if (touchesStack(op)) {
+      for (auto [op, nest] : ops) {
+        if (touchesStack(*op)) {
           close();
           continue;
         }
-        if (op.getNumResults() == 1 && isRematerializable(op.getResult(0)))
+        if (op->getNumResults() == 1 && isRematerializable(op->getResult(0)))
           continue;
-        if (!isLoopNest(op)) {
+        if (!nest) {
           if (inRun != 0)
-            pending.push_back(&op);
+            pending.push_back(op);
           continue;
         }
         run.append(pending);
         pending.clear();
-        run.push_back(&op);
+        run.push_back(op);
         if (++inRun == nestsPerFunction)
           close();
       }

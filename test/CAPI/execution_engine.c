@@ -5,16 +5,13 @@
 // RUN: %cc %s -o %t -I%lighthouse_include -L%lighthouse_libs -lLighthouseCAPI -Wl,-rpath,%lighthouse_libs
 // RUN: %t 2>&1 | FileCheck %s
 
+#include "Common.h"
+
 #include "lighthouse-c/ExecutionEngine.h"
 #include "lighthouse-c/Registration.h"
 #include "mlir-c/IR.h"
 
 #include <stdio.h>
-
-static void printToStdout(MlirStringRef text, void *userData) {
-  (void)userData;
-  fwrite(text.data, 1, text.length, stdout);
-}
 
 static const char *kModule =
     "llvm.func @twice(%x: f64) -> f64 {\n"
@@ -40,12 +37,7 @@ static double call(LighthouseExecutionEngine engine, const char *name) {
 
 int main(void) {
   MlirContext ctx = lighthouseContextCreate();
-  MlirModule module =
-      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kModule));
-  if (mlirModuleIsNull(module)) {
-    fprintf(stderr, "parse failed\n");
-    return 1;
-  }
+  MlirModule module = parseOrExit(ctx, kModule);
   LighthouseExecutionEngine engine = lighthouseExecutionEngineCreate(
       module, /*optLevel=*/3, /*llvmLoopUnrolling=*/false, /*numThreads=*/2,
       /*numSharedLibs=*/0, NULL, printToStdout, NULL);

@@ -4,6 +4,8 @@
 // RUN: %cc %s -o %t -I%lighthouse_include -L%lighthouse_libs -lLighthouseCAPI -Wl,-rpath,%lighthouse_libs
 // RUN: %t 2>&1 | FileCheck %s
 
+#include "Common.h"
+
 #include "lighthouse-c/Plugins.h"
 #include "lighthouse-c/Registration.h"
 #include "mlir-c/IR.h"
@@ -11,11 +13,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-static void printToStdout(MlirStringRef text, void *userData) {
-  (void)userData;
-  fwrite(text.data, 1, text.length, stdout);
-}
 
 static const char *kModule =
     "func.func @axpy(%a: f32, %x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {\n"
@@ -42,12 +39,7 @@ int main(void) {
   lighthouseRegisterAllPasses(); // Registering twice is harmless.
   MlirContext ctx = lighthouseContextCreate();
 
-  MlirModule module =
-      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kModule));
-  if (mlirModuleIsNull(module)) {
-    fprintf(stderr, "parse failed\n");
-    return 1;
-  }
+  MlirModule module = parseOrExit(ctx, kModule);
   MlirOperation op = mlirModuleGetOperation(module);
   // CHECK: verified: 1
   printf("verified: %d\n", mlirOperationVerify(op));
