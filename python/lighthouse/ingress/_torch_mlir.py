@@ -33,6 +33,11 @@ class LoweringError(IngressError):
 class ExchangeError(IngressError):
     """IR did not parse after crossing between torch-mlir's MLIR and lighthouse's."""
 
+    def __init__(self, message: str, ops: list = ()):
+        super().__init__(message)
+        #: The operations lighthouse does not have, e.g. ["tm_tensor.sort"].
+        self.ops = list(ops)
+
 
 def require(module: str, extra: str):
     """Imports `module`, or raises an ImportError naming lighthouse's extra."""
@@ -207,7 +212,7 @@ def run_pipelines(module: ir.Module, stages: list) -> ir.Module:
         if foreign:
             raise ExchangeError(
                 f"torch-mlir lowered the model to operations lighthouse does not have: "
-                f"{', '.join(foreign)} ({versions})") from None
+                f"{', '.join(foreign)} ({versions})", foreign) from None
         raise ExchangeError(
             f"lighthouse could not parse IR lowered by torch-mlir ({versions}):\n{error}"
             f"{_describe_parse_failure(text, str(error))}") from None

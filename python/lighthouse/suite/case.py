@@ -1,0 +1,197 @@
+"""A case of a corpus: a workload in one or more forms, its inputs, and the
+outputs any compiler must reproduce."""
+
+import io
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+__all__ = ["Case", "CaseInfo", "FORMS", "InvalidCase", "Unsupported"]
+
+#: The forms a case may offer and a compiler may take:
+#:   "torch": a `torch.nn.Module` called with torch tensors;
+#:   "onnx":  a serialized ONNX model (bytes) called with numpy arrays in the
+#:            order of the graph's inputs;
+#:   "mlir":  linalg-on-tensors IR text whose @main takes the inputs.
+FORMS = ("torch", "onnx", "mlir")
+
+
+class Unsupported(Exception):
+    """A compiler cannot take a case in any form it offers (or is not
+    installed): recorded as `unsupported`, not as a failure."""
+
+
+class InvalidCase(Exception):
+    """A case cannot be run at all (its reference raises, or is not
+    deterministic): recorded once as `invalid` and left out of pass rates."""
+
+
+class CaseInfo:
+    """What a corpus lists of a case without building it: its name (unique in
+    the corpus) and tags the report groups by (`op`, `family`, `dtype`, ...)."""
+
+    __slots__ = ("name", "tags")
+
+    def __init__(self, name: str, **tags):
+        self.name = name
+        self.tags = tags
+
+    def __repr__(self):
+        return f"CaseInfo({self.name!r}, {self.tags})"
+
+
+class Case:
+    """A workload in the forms it is given in, with its inputs.
+
+    Args:
+      name: the case's name in its corpus.
+      inputs: the arguments of every form: numpy arrays (lists of them for
+        ONNX sequences, None for an absent ONNX optional).
+      torch: a `torch.nn.Module`, or a function returning one.
+      onnx: a serialized ONNX model, or a function returning one.
+      mlir: linalg-on-tensors IR text, or a function returning it.
+      expected: the outputs a compiler must give; None to take them from the
+        torch form run eagerly.
+      rtol, atol: the tolerance of floating-point outputs; other outputs must
+        match exactly.
+      tags: as in `CaseInfo`.
+
+    A form given as a function is built on first use. A case with a torch
+    form and no ONNX form offers one exported with `torch.onnx.export`.
+    """
+
+    def __init__(self, name: str, inputs: Sequence[np.ndarray], *, torch=None, onnx=None,
+                 mlir=None, expected: Optional[Sequence[np.ndarray]] = None,
+                 rtol: float = 1e-3, atol: float = 1e-5, **tags):
+        self.name = name
+        self.inputs = [x if x is None or isinstance(x, (list, dict)) else np.asarray(x)
+                       for x in inputs]
+        self._forms: Dict[str, object] = {
+            kind: value for kind, value in (("torch", torch), ("onnx", onnx), ("mlir", mlir))
+            if value is not None}
+        self._built: Dict[str, object] = {}
+        self._expected = None if expected is None else to_numpy(expected)
+        self.rtol = rtol
+        self.atol = atol
+        self.tags = tags
+
+    def offers(self, kind: str) -> bool:
+        """Whether the case can be had in form `kind` (possibly by conversion)."""
+        return kind in self._forms or (kind == "onnx" and "torch" in self._forms)
+
+    def form(self, kind: str):
+        """The case in form `kind`, built or converted on first use.
+
+        Raises:
+          Unsupported: the case is not offered in that form, or converting it
+            failed (the ONNX export of a torch module, say).
+        """
+        if kind in self._built:
+            value = self._built[kind]
+            if isinstance(value, Unsupported):
+                raise value
+            return value
+        try:
+            if kind in self._forms:
+                value = self._forms[kind]
+                value = value() if callable(value) and not _is_module(value) else value
+            elif kind == "onnx" and "torch" in self._forms:
+                value = _export_onnx(self.form("torch"), self.inputs)
+            else:
+                raise Unsupported(f"the case has no {kind} form")
+        except Unsupported as error:
+            self._built[kind] = error
+            raise
+        self._built[kind] = value
+        return value
+
+    def expected(self) -> List[np.ndarray]:
+        """The reference outputs: given, or computed once by the torch form
+        run eagerly (twice: a case whose outputs differ is not deterministic).
+
+        Raises:
+          InvalidCase: there is no reference, or it failed.
+        """
+        if self._expected is None:
+            if "torch" not in self._forms:
+                raise InvalidCase("the case has neither expected outputs nor a torch form")
+            import torch
+
+            module = self.form("torch")
+            try:
+                with torch.no_grad():
+                    first = to_numpy(module(*to_torch(self.inputs)))
+                    second = to_numpy(module(*to_torch(self.inputs)))
+            except Exception as error:
+                raise InvalidCase(f"eager PyTorch raised {type(error).__name__}: "
+                                  f"{_first_line(error)}") from None
+            if any(a.shape != b.shape or not np.array_equal(a, b, equal_nan=True)
+                   for a, b in zip(first, second)):
+                raise InvalidCase("eager PyTorch gives different outputs on the same inputs")
+            self._expected = first
+        return self._expected
+
+
+def _is_module(value) -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return isinstance(value, torch.nn.Module)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def to_torch(arrays: Sequence[np.ndarray]) -> list:
+    """numpy arrays as torch tensors, sharing memory where torch allows."""
+    import torch
+
+    return [torch.from_numpy(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
+            for a in arrays]
+
+
+def to_numpy(outputs) -> List[np.ndarray]:
+    """A model's outputs (a tensor, an array, a scalar or a nested tuple/list
+    of them) as a flat list of numpy arrays."""
+    flat: List[np.ndarray] = []
+
+    def visit(value):
+        if isinstance(value, (tuple, list)):
+            for item in value:
+                visit(item)
+        elif hasattr(value, "detach"):  # A torch tensor.
+            value = value.detach()
+            if value.is_conj():
+                value = value.resolve_conj()
+            if value.is_neg():
+                value = value.resolve_neg()
+            flat.append(value.cpu().numpy())
+        elif value is not None:
+            flat.append(np.asarray(value))
+
+    visit(outputs)
+    return flat
+
+
+def _export_onnx(module, inputs: Sequence[np.ndarray]) -> bytes:
+    """The ONNX model of a torch module, by TorchScript's exporter (it needs
+    no onnxscript and covers more of the operators small cases use)."""
+    import warnings
+
+    import torch
+
+    buffer = io.BytesIO()
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(module, tuple(to_torch(inputs)), buffer, dynamo=False,
+                              opset_version=17,
+                              input_names=[f"input{i}" for i in range(len(inputs))])
+    except Exception as error:
+        raise Unsupported(f"torch.onnx.export failed: {type(error).__name__}: "
+                          f"{_first_line(error)}") from None
+    return buffer.getvalue()
+

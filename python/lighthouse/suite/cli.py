@@ -1,0 +1,277 @@
+"""lh-suite: lighthouse's compiler test bench on the command line."""
+
+import argparse
+import os
+import sys
+import warnings
+from typing import Dict, List, Optional
+
+DESCRIPTION = """\
+Run corpora of other people's workloads through compilers side by side:
+correctness against a reference, crashes and hangs (each case runs in a worker
+process that is replaced when it dies), compile time and call latency.
+
+  lh-suite list                         the installed corpora and compilers
+  lh-suite run --corpus onnx-node --compiler lighthouse:default,onnxruntime \\
+               --sample 100 -o node.jsonl
+  lh-suite report node.jsonl --html node.html
+  lh-suite compare before.jsonl after.jsonl
+  lh-suite expect node.jsonl --into test/conformance
+
+Corpora and compilers are plugins (entry point groups `lighthouse.corpora`
+and `lighthouse.compilers`): a package adds its own without touching
+lighthouse (docs/testing-compilers.md).
+"""
+
+RUN_EPILOG = """\
+Compilers of one case take turns in interleaved rounds on the same inputs
+and on the same number of threads (--threads); timings are medians. With
+--jobs above 1, cases run side by side and timings are of a loaded machine:
+use --jobs 1 (the default) for timings, more for correctness only.
+Exit status: 0, or 1 when --expect finds a case that should pass and did not.
+"""
+
+
+def _split(values: Optional[List[str]]) -> List[str]:
+    return [item for value in values or [] for item in value.split(",") if item]
+
+
+def _add_corpus_options(parser: argparse.ArgumentParser) -> Dict[str, type]:
+    """`--<corpus>-<option>` for every option of every installed corpus."""
+    from .plugins import corpus_classes
+
+    classes = corpus_classes()
+    for name, corpus_class in classes.items():
+        if not corpus_class.options:
+            continue
+        group = parser.add_argument_group(f"options of the {name} corpus")
+        for option, spec in corpus_class.options.items():
+            group.add_argument(f"--{name}-{option}", dest=f"corpus:{name}:{option}",
+                               type=spec.type, default=None, metavar=option.upper(),
+                               help=spec.help)
+    return classes
+
+
+def _corpus_options(args: argparse.Namespace, corpus: str) -> dict:
+    prefix = f"corpus:{corpus}:"
+    return {key[len(prefix):]: value for key, value in vars(args).items()
+            if key.startswith(prefix) and value is not None}
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def command_run(args: argparse.Namespace) -> int:
+    from . import expectations
+    from .plugins import compiler_names, create_compiler, create_corpus
+    from .progress import Progress
+    from .records import ResultsWriter, read_results, run_record
+    from .runner import RunOptions, Task, run, select_cases
+
+    corpora = _split(args.corpus)
+    compilers = _split(args.compiler) or compiler_names()
+    for spec in compilers:
+        create_compiler(spec)  # An unknown name is an error before anything runs.
+    threads = args.threads or os.cpu_count() or 1
+    jobs = max(1, min(args.jobs, os.cpu_count() or 1))
+    if jobs != args.jobs:
+        _log(f"lh-suite: --jobs {args.jobs} lowered to {jobs}, the number of cores")
+    tasks = []
+    for name in corpora:
+        options = _corpus_options(args, name)
+        corpus = create_corpus(name, **options)
+        corpus.prepare(_log)
+        cases = select_cases(corpus.cases(), args.only, args.sample, args.seed)
+        tasks += [Task(name, options, info, compilers) for info in cases]
+    done = set()
+    if args.resume and os.path.isfile(args.output):
+        done = {(r["corpus"], r["case"]) for r in read_results(args.output)[1]}
+        tasks = [t for t in tasks if (t.corpus, t.info.name) not in done]
+    timed = not args.no_timing
+    _log(f"lh-suite: {len(tasks)} cases x {len(compilers)} compilers "
+         f"({', '.join(compilers)}), {threads} threads, {jobs} job(s)"
+         + ("" if timed else ", untimed") + f" -> {args.output}")
+    options = RunOptions(threads=threads, timeout=args.timeout, jobs=jobs,
+                         rounds=args.rounds if timed else None, budget=args.budget)
+    writer = ResultsWriter(args.output, run_record(corpora, compilers, threads, sys.argv,
+                                                   timed), append=bool(done))
+    try:
+        run(tasks, options, writer, Progress(len(tasks)))
+    finally:
+        writer.close()
+    if args.expect:
+        names = {t.info.name for t in tasks} | {case for _, case in done}
+        records = [r for r in read_results(args.output)[1]
+                   if r["case"] in names and r["corpus"] in corpora]
+        checked = expectations.check(records, args.expect)
+        print(checked.render())
+        return 0 if checked.ok else 1
+    return 0
+
+
+def _read_all(paths: List[str]):
+    from .records import read_results
+
+    runs, records = [], []
+    for path in paths:
+        file_runs, file_records = read_results(path)
+        runs += file_runs
+        records += file_records
+    return runs, records
+
+
+def command_report(args: argparse.Namespace) -> int:
+    from . import report
+
+    runs, records = _read_all(args.results)
+    summary = report.summarize(runs, records, baseline=args.baseline)
+    print(report.render_text(summary))
+    for path, render in ((args.markdown, report.render_markdown),
+                         (args.html, report.render_html)):
+        if path:
+            with open(path, "w") as f:
+                f.write(render(summary))
+            _log(f"lh-suite: wrote {path}")
+    return 0
+
+
+def command_compare(args: argparse.Namespace) -> int:
+    from . import compare
+
+    old = _read_all([args.old])[1]
+    new = _read_all([args.new])[1]
+    result = compare.compare_results(old, new, band=args.band, baseline=args.baseline)
+    render = (compare.render_comparison_markdown if args.markdown
+              else compare.render_comparison_text)
+    print(render(result))
+    return 1 if result.has_regressions else 0
+
+
+def command_expect(args: argparse.Namespace) -> int:
+    from .expectations import write_expectations
+
+    for path in write_expectations(_read_all(args.results)[1], args.into):
+        _log(f"lh-suite: wrote {path}")
+    return 0
+
+
+def command_list(args: argparse.Namespace) -> int:
+    from .plugins import compiler_names, corpus_classes, create_corpus
+
+    if args.what == "cases":
+        if not args.corpus:
+            raise SystemExit("lh-suite list cases: name a corpus (--corpus NAME)")
+        corpus = create_corpus(args.corpus, **_corpus_options(args, args.corpus))
+        corpus.prepare(_log)
+        for info in corpus.cases():
+            tags = " ".join(f"{k}={v}" for k, v in info.tags.items())
+            print(f"{info.name}  {tags}")
+        return 0
+    if args.what in (None, "corpora"):
+        print("corpora:")
+        for name, corpus_class in corpus_classes().items():
+            print(f"  {name:14} {corpus_class.description}")
+    if args.what in (None, "compilers"):
+        print("compilers:")
+        for name in compiler_names():
+            print(f"  {name}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="lh-suite", description=DESCRIPTION,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run_parser = commands.add_parser(
+        "run", help="run corpora through compilers into a results file",
+        description="Run corpora through compilers into a results file (JSON lines).",
+        epilog=RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run_parser.add_argument("--corpus", action="append", required=True, metavar="NAME",
+                            help="a corpus (repeat, or separate with commas)")
+    run_parser.add_argument("--compiler", action="append", metavar="NAME",
+                            help="a compiler, e.g. lighthouse:fast (repeat, or separate "
+                                 "with commas; default: every installed one)")
+    run_parser.add_argument("-o", "--output", default="lh-suite.jsonl",
+                            help="the results file (default: %(default)s)")
+    run_parser.add_argument("--only", metavar="REGEX",
+                            help="only the cases whose names match")
+    run_parser.add_argument("--sample", type=int, metavar="N",
+                            help="N cases of each corpus, spread over its operations")
+    run_parser.add_argument("--seed", type=int, default=0, help="of the sample")
+    run_parser.add_argument("--jobs", type=int, default=1,
+                            help="cases run at once, at most the cores (default: 1)")
+    run_parser.add_argument("--threads", type=int, default=0,
+                            help="threads of every compiler (default: the cores)")
+    run_parser.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                            help="for one compiler to compile and check one case "
+                                 "(default: %(default)g)")
+    run_parser.add_argument("--no-timing", action="store_true",
+                            help="check correctness only")
+    run_parser.add_argument("--rounds", type=int, default=10,
+                            help="interleaved timing rounds (default: %(default)s)")
+    run_parser.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
+                            help="timing stops after the round that passes this "
+                                 "(default: %(default)g)")
+    run_parser.add_argument("--resume", action="store_true",
+                            help="skip the cases already in the results file")
+    run_parser.add_argument("--expect", metavar="DIR",
+                            help="check against the expectations files in DIR")
+    _add_corpus_options(run_parser)
+    run_parser.set_defaults(handler=command_run)
+
+    report_parser = commands.add_parser("report", help="tables and plots of results",
+                                        description="Summarize results files: pass rates, "
+                                        "speed against a baseline, failures by op and cause.")
+    report_parser.add_argument("results", nargs="+", help="results files")
+    report_parser.add_argument("--baseline", default="eager",
+                               help="the compiler speeds are relative to "
+                                    "(default: %(default)s)")
+    report_parser.add_argument("--markdown", metavar="FILE", help="also write Markdown")
+    report_parser.add_argument("--html", metavar="FILE",
+                               help="also write a self-contained HTML page with plots")
+    report_parser.set_defaults(handler=command_report)
+
+    compare_parser = commands.add_parser(
+        "compare", help="regressions and improvements between two results files",
+        description="Cases that passed and no longer do, or got slower beyond the noise "
+        "of their timings; improvements; new cases. Exit status 1 on regressions.")
+    compare_parser.add_argument("old")
+    compare_parser.add_argument("new")
+    compare_parser.add_argument("--band", type=float, default=0.05,
+                                help="the smallest relative change counted as slower or "
+                                     "faster (default: %(default)g)")
+    compare_parser.add_argument("--baseline",
+                                help="compare speeds relative to this compiler in each run")
+    compare_parser.add_argument("--markdown", action="store_true", help="print Markdown")
+    compare_parser.set_defaults(handler=command_compare)
+
+    expect_parser = commands.add_parser(
+        "expect", help="write expectations files from results",
+        description="Write or update <corpus>.<compiler>.txt expectations files.")
+    expect_parser.add_argument("results", nargs="+")
+    expect_parser.add_argument("--into", required=True, metavar="DIR")
+    expect_parser.set_defaults(handler=command_expect)
+
+    list_parser = commands.add_parser("list", help="installed corpora, compilers, cases")
+    list_parser.add_argument("what", nargs="?", choices=("corpora", "compilers", "cases"))
+    list_parser.add_argument("--corpus", help="the corpus whose cases to list")
+    _add_corpus_options(list_parser)
+    list_parser.set_defaults(handler=command_list)
+    return top
+
+
+def main(argv=None) -> int:
+    # A plugin that fails to load is a one-line warning, not a traceback.
+    warnings.formatwarning = lambda message, *_, **__: f"lh-suite: warning: {message}\n"
+    args = parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except (ValueError, FileNotFoundError) as error:
+        print(f"lh-suite: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

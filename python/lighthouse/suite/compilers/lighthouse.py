@@ -1,0 +1,49 @@
+"""lighthouse itself, one variant per pipeline: `lighthouse:default`,
+`lighthouse:fast`, and every pipeline an installed plugin declares."""
+
+from typing import List, Optional
+
+from ..case import Case, to_torch
+from ..plugins import Compiler
+
+
+class Lighthouse(Compiler):
+    """`lighthouse.compile` for torch modules, `compile_onnx` for ONNX models,
+    `compile_module` for linalg IR."""
+
+    takes = ("torch", "onnx", "mlir")
+
+    def __init__(self, variant: Optional[str] = None):
+        super().__init__(variant or "default")
+
+    @classmethod
+    def variants(cls) -> List[str]:
+        from lighthouse import plugins
+        from lighthouse.compiler import PIPELINES
+
+        return sorted(set(PIPELINES) | set(plugins.pipeline_names()))
+
+    def compile(self, case: Case, form: str):
+        import lighthouse
+        from lighthouse.compiler import compile_module
+
+        if form == "torch":
+            import torch
+
+            # torch.export's failures apart from lighthouse's: PyTorch's
+            # exporter is a stage every compiler taking exported programs shares.
+            self.stage = "export"
+            program = torch.export.export(case.form("torch"), tuple(to_torch(case.inputs)))
+            self.stage = "compile"
+            compiled = lighthouse.compile(program, pipeline=self.variant)
+        elif form == "onnx":
+            import onnx
+
+            compiled = lighthouse.compile_onnx(onnx.load_from_string(case.form("onnx")),
+                                               pipeline=self.variant)
+        else:
+            compiled = compile_module(case.form("mlir"), pipeline=self.variant)
+        return lambda inputs: compiled(*inputs)
+
+    def failed_ops(self, error: BaseException) -> List[str]:
+        return list(getattr(error, "ops", []) or [])

@@ -1,0 +1,51 @@
+"""PyTorch as a compiler: eager execution (the reference of torch corpora) and
+inductor (`torch.compile`)."""
+
+from ..case import Case, Unsupported, to_torch
+from ..plugins import Compiler
+
+
+class _Torch(Compiler):
+    takes = ("torch",)
+
+    def setup(self, threads: int) -> None:
+        try:
+            import torch
+        except ImportError:
+            raise Unsupported("torch is not installed (pip install 'lighthouse[torch]')") \
+                from None
+        torch.set_num_threads(threads)
+
+    def _function(self, case: Case):
+        raise NotImplementedError
+
+    def compile(self, case: Case, form: str):
+        import torch
+
+        function = self._function(case)
+
+        def run(inputs):
+            with torch.no_grad():
+                return function(*to_torch(inputs))
+
+        return run
+
+
+class Eager(_Torch):
+    """The module called as it is, in inference mode."""
+
+    def _function(self, case: Case):
+        return case.form("torch")
+
+
+class Inductor(_Torch):
+    """`torch.compile(module)` with inductor's defaults; compiled (on the first
+    call) within `compile`, so that its compile time is counted as such."""
+
+    def _function(self, case: Case):
+        import torch
+
+        function = torch.compile(case.form("torch"))
+        with torch.no_grad():
+            function(*to_torch([x.copy() for x in case.inputs]))
+        return function

@@ -1,0 +1,221 @@
+"""lighthouse's compiler test bench (lighthouse.suite, lh-suite): the harness
+with a corpus and a compiler of its own, installed as plugins (a crash, a
+hang, a wrong result, errors), and lighthouse's own corpora and compilers on
+a few real cases."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from lighthouse.suite.case import CaseInfo
+from lighthouse.suite.expectations import read_expectations
+from lighthouse.suite.records import read_results
+from lighthouse.suite.runner import select_cases
+
+# A plugin package written for these tests: what a downstream project would
+# ship, with cases that make its compiler crash, hang, fail or be wrong.
+PLUGIN = '''
+import os, signal, sys, time
+import numpy as np
+from lighthouse.suite import Case, CaseInfo, Compiler, Corpus, Option, Unsupported
+
+BEHAVIOURS = ("good", "crash", "hang", "wrong", "compile_error", "run_error", "unsupported")
+
+class Toy(Corpus):
+    description = "cases that make the toy compiler misbehave"
+    options = {"scale": Option(1.0, "a factor of every input", type=float)}
+
+    def cases(self):
+        return [CaseInfo(name, op=name) for name in BEHAVIOURS]
+
+    def load(self, name):
+        x = np.arange(6, dtype=np.float32).reshape(2, 3) * self.options["scale"]
+        return Case(name, [x], mlir=name, expected=[x * 2], op=name)
+
+class ToyCompiler(Compiler):
+    """Doubles its input, unless the case says otherwise; variant `sound`
+    always doubles."""
+    takes = ("mlir",)
+
+    @classmethod
+    def variants(cls):
+        return [None, "sound"]
+
+    def compile(self, case, form):
+        behaviour = "good" if self.variant == "sound" else case.form("mlir")
+        if behaviour == "crash":
+            print("toy: about to crash", file=sys.stderr, flush=True)
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if behaviour == "hang":
+            time.sleep(3600)
+        if behaviour == "compile_error":
+            raise ValueError("'toy.op' cannot be lowered")
+        if behaviour == "unsupported":
+            raise Unsupported("toy does not take this")
+        def run(inputs):
+            if behaviour == "run_error":
+                raise RuntimeError("toy ran out of toys")
+            return [inputs[0] * (3 if behaviour == "wrong" else 2)]
+        return run
+'''
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory):
+    """A folder on the path holding the toy plugin package and its metadata,
+    found through the entry points like an installed package."""
+    root = tmp_path_factory.mktemp("plugins")
+    (root / "toy_suite.py").write_text(PLUGIN)
+    info = root / "toy_suite-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-suite\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[lighthouse.corpora]\ntoy = toy_suite:Toy\n\n"
+        "[lighthouse.compilers]\ntoy = toy_suite:ToyCompiler\n")
+    return root
+
+
+def lh_suite(plugin_path, *args, check=True):
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(plugin_path)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                              if p]))
+    result = subprocess.run([sys.executable, "-m", "lighthouse.suite.cli", *args],
+                            capture_output=True, text=True, env=environment, timeout=600)
+    if check and result.returncode != 0:
+        raise AssertionError(f"lh-suite {' '.join(args)} exited with {result.returncode}:\n"
+                             f"{result.stdout}\n{result.stderr}")
+    return result
+
+
+def by_case(path, compiler):
+    return {r["case"]: r for r in read_results(str(path))[1] if r["compiler"] == compiler}
+
+
+@pytest.fixture(scope="module")
+def toy_run(plugin_path, tmp_path_factory):
+    output = tmp_path_factory.mktemp("run") / "toy.jsonl"
+    result = lh_suite(plugin_path, "run", "--corpus", "toy", "--compiler", "toy,toy:sound",
+                      "--timeout", "10", "--rounds", "3", "--budget", "0.5",
+                      "--toy-scale", "2", "-o", str(output))
+    return output, result
+
+
+def test_each_outcome_is_a_recorded_status(toy_run):
+    output, _ = toy_run
+    records = by_case(output, "toy")
+    assert {case: r["status"] for case, r in records.items()} == {
+        "good": "pass", "crash": "crash", "hang": "timeout", "wrong": "mismatch",
+        "compile_error": "compile-error", "run_error": "run-error",
+        "unsupported": "unsupported"}
+    crash = records["crash"]
+    assert crash["signal"] == "SIGSEGV"
+    assert "toy: about to crash" in crash["stderr_tail"]
+    assert "10 s" in records["hang"]["message"]
+    assert records["compile_error"]["ops"] == ["toy.op"]
+    assert records["compile_error"]["error_class"] == "ValueError"
+    assert records["run_error"]["message"] == "toy ran out of toys"
+    assert "elements outside rtol" in records["wrong"]["message"]
+    assert records["wrong"]["max_abs_error"] == pytest.approx(10.0)  # 5 * 2 more than 20
+
+
+def test_other_compilers_go_on_after_a_crash_or_hang(toy_run):
+    output, _ = toy_run
+    sound = by_case(output, "toy:sound")
+    assert all(r["status"] == "pass" for r in sound.values()), sound
+    # Timed on each case, its turns interleaved with the toy's where it passed.
+    assert all(r["call_seconds"] > 0 and r["calls"] >= 3 for r in sound.values())
+    assert "call_seconds" in by_case(output, "toy")["good"]
+
+
+def test_run_record_and_progress(toy_run):
+    output, result = toy_run
+    runs, _ = read_results(str(output))
+    assert runs[0]["compilers"] == ["toy", "toy:sound"] and runs[0]["timed"]
+    assert runs[0]["threads"] >= 1
+    assert "[7/7]" in result.stderr and "passed: toy 1/6 toy:sound 7/7" in result.stderr
+
+
+def test_corpus_options_reach_the_worker(plugin_path, tmp_path):
+    output = tmp_path / "scaled.jsonl"
+    lh_suite(plugin_path, "run", "--corpus", "toy", "--compiler", "toy:sound",
+             "--only", "^good$", "--no-timing", "--toy-scale", "0.5", "-o", str(output))
+    record = by_case(output, "toy:sound")["good"]
+    assert record["status"] == "pass" and "call_seconds" not in record
+
+
+def test_resume_skips_the_cases_done(plugin_path, tmp_path):
+    output = tmp_path / "resumed.jsonl"
+    common = ["run", "--corpus", "toy", "--compiler", "toy:sound", "--no-timing",
+              "-o", str(output)]
+    lh_suite(plugin_path, *common, "--only", "good|wrong")
+    result = lh_suite(plugin_path, *common, "--resume")
+    assert "5 cases" in result.stderr
+    assert len(by_case(output, "toy:sound")) == 7
+
+
+def test_expectations_gate(plugin_path, toy_run, tmp_path):
+    output, _ = toy_run
+    folder = tmp_path / "expected"
+    lh_suite(plugin_path, "expect", str(output), "--into", str(folder))
+    expected = read_expectations(str(folder / "toy.toy.txt"))
+    assert expected["good"] == ("pass", "")
+    assert expected["crash"] == ("fail", "crash: SIGSEGV")
+    assert expected["unsupported"][0] == "skip"
+    assert expected["compile_error"] == ("fail", "compile-error: ValueError (toy.op)")
+    # What passed is expected to pass: a run that fails it fails the gate.
+    text = (folder / "toy.toy-sound.txt").read_text()
+    (folder / "toy.toy.txt").write_text(text)
+    result = lh_suite(plugin_path, "run", "--corpus", "toy", "--compiler", "toy",
+                      "--only", "wrong|good", "--no-timing", "--expect", str(folder),
+                      "-o", str(tmp_path / "gate.jsonl"), check=False)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "UNEXPECTED MISMATCH: toy wrong on toy" in result.stdout
+    assert "1 unexpected failure(s)" in result.stdout
+
+
+def test_list_shows_plugins(plugin_path):
+    listed = lh_suite(plugin_path, "list").stdout
+    assert "toy" in listed and "toy:sound" in listed and "lighthouse:default" in listed
+    cases = lh_suite(plugin_path, "list", "cases", "--corpus", "toy").stdout
+    assert "hang  op=hang" in cases
+
+
+def test_bad_arguments_are_clear_errors(plugin_path, tmp_path):
+    result = lh_suite(plugin_path, "run", "--corpus", "nonesuch", "-o",
+                      str(tmp_path / "x.jsonl"), check=False)
+    assert result.returncode == 2
+    assert "unknown corpus 'nonesuch'" in result.stderr and "toy" in result.stderr
+    result = lh_suite(plugin_path, "run", "--corpus", "toy", "--compiler", "toy,nonesuch",
+                      "-o", str(tmp_path / "y.jsonl"), check=False)
+    assert result.returncode == 2
+    assert "unknown compiler 'nonesuch'" in result.stderr and "toy:sound" in result.stderr
+
+
+def test_stratified_sample_covers_groups():
+    cases = [CaseInfo(f"{op}_{i}", op=op) for op in "abcdefgh" for i in range(10)]
+    picked = select_cases(cases, sample=8, seed=1)
+    assert sorted({c.tags["op"] for c in picked}) == list("abcdefgh")
+    assert picked == select_cases(cases, sample=8, seed=1)  # Deterministic.
+    assert [c.name for c in select_cases(cases, only="^c_")] == [f"c_{i}" for i in range(10)]
+
+
+onnx = pytest.importorskip("onnx")
+
+
+def test_onnx_node_corpus_through_lighthouse(plugin_path, tmp_path):
+    """Real ONNX node tests, generated from the onnx package, through both of
+    lighthouse's pipelines."""
+    output = tmp_path / "node.jsonl"
+    lh_suite(plugin_path, "run", "--corpus", "onnx-node",
+             "--compiler", "lighthouse:default,lighthouse:fast",
+             "--only", "^test_(relu|gemm_default_matrix_bias|bitwise_not_2d)$", "--no-timing",
+             "-o", str(output))
+    records = by_case(output, "lighthouse:fast")
+    assert records["test_relu"]["status"] == "pass"
+    assert records["test_relu"]["tags"] == {"op": "Relu", "dtypes": "standard"}
+    assert records["test_gemm_default_matrix_bias"]["max_abs_error"] < 1e-5
+    assert set(by_case(output, "lighthouse:default")) == set(records)
