@@ -11,7 +11,7 @@ rm -rf "${venv}"
 "${LIGHTHOUSE_PYTHON:-python3}" -m venv "${venv}"
 wheel="$(ls dist/repaired/*.whl)"
 "${venv}/bin/python" -m pip install -q --disable-pip-version-check \
-  "${wheel}[torch,onnx,test]" -r build_tools/requirements-dev.txt
+  "${wheel}[torch,onnx,test,suite]" -r build_tools/requirements-dev.txt
 echo "== lit against the installed wheel =="
 "${venv}/bin/lit" -v test/
 echo "== pytest against the installed wheel =="

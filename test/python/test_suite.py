@@ -219,3 +219,48 @@ def test_onnx_node_corpus_through_lighthouse(plugin_path, tmp_path):
     assert records["test_relu"]["tags"] == {"op": "Relu", "dtypes": "standard"}
     assert records["test_gemm_default_matrix_bias"]["max_abs_error"] < 1e-5
     assert set(by_case(output, "lighthouse:default")) == set(records)
+
+
+torch = pytest.importorskip("torch")
+
+
+def test_example_plugin_package(tmp_path):
+    """examples/suite-plugin installed like any package: its compiler and corpus
+    run beside lighthouse's own, on real torch models."""
+    import shutil
+
+    from pathlib import Path
+
+    # Built from a copy: setuptools writes its build folder next to the sources.
+    source = shutil.copytree(Path(__file__).parents[2] / "examples" / "suite-plugin",
+                             tmp_path / "source")
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                    "--no-build-isolation", "--target", str(site), str(source)], check=True)
+    listed = lh_suite(site, "list").stdout
+    assert "attention" in listed and "tuned:unrolled" in listed and "tuned:o1" in listed
+    output = tmp_path / "attention.jsonl"
+    lh_suite(site, "run", "--corpus", "attention", "--compiler", "tuned:o1,eager",
+             "--only", "vit_tiny", "--rounds", "3", "--budget", "1", "-o", str(output))
+    for compiler in ("tuned:o1", "eager"):
+        record = by_case(output, compiler)["vit_tiny"]
+        assert record["status"] == "pass", record
+        assert record["call_seconds"] > 0
+
+
+def test_torch_ops_corpus_through_lighthouse(tmp_path):
+    """Real OpInfo samples through lighthouse and eager PyTorch."""
+    pytest.importorskip("expecttest")
+    output = tmp_path / "ops.jsonl"
+    lh_suite(tmp_path, "run", "--corpus", "torch-ops", "--compiler", "lighthouse:fast,eager",
+             "--only", r"^(nn\.functional\.relu|matmul|angle)\.float32\.0$", "--no-timing",
+             "-o", str(output))
+    records = by_case(output, "lighthouse:fast")
+    assert records["matmul.float32.0"]["status"] == "pass"
+    assert records["nn.functional.relu.float32.0"]["tags"] == {
+        "op": "nn.functional.relu", "dtype": "float32", "family": "nn.functional"}
+    # An op torch-mlir cannot lower is named, with the stage it failed in.
+    angle = records["angle.float32.0"]
+    assert angle["status"] == "compile-error" and angle["stage"] == "compile"
+    assert angle["ops"] == ["torch.aten.angle"]
+    assert all(r["status"] == "pass" for r in by_case(output, "eager").values())

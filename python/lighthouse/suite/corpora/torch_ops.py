@@ -120,7 +120,7 @@ class TorchOps(Corpus):
     options = {
         "dtypes": Option("float32", "comma-separated dtypes of the samples (each op takes "
                                     "those it declares for the CPU)"),
-        "samples": Option("4", "samples per op and dtype, or 'all'"),
+        "samples": Option("3", "samples per op and dtype, or 'all'"),
         "seed": Option(0, "seed of the sample inputs", type=int),
     }
 
