@@ -2,9 +2,10 @@
 # Sets up lighthouse (build_tools/setup.sh) and runs every test tier against
 # the package installed in .venv: lit + FileCheck (IR, pipelines, tools, C API,
 # ingress), then pytest (Python API, compilation, isolation, extending,
-# upstream MLIR's Python suite). Then builds the repaired wheel and runs the
-# same tests against it in a fresh virtual environment. Extra arguments go to
-# pytest.
+# upstream MLIR's Python suite), then a sample of the conformance corpora
+# against their expected results (test/conformance). Then builds the repaired
+# wheel and runs lit and pytest against it in a fresh virtual environment.
+# Extra arguments go to pytest.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "${repo_root}/build_tools/setup.sh"
@@ -13,6 +14,13 @@ echo "== lit =="
 .venv/bin/lit -v test/
 echo "== pytest =="
 .venv/bin/python -m pytest -ra "$@"
+echo "== conformance: a sample of the onnx-node and torch-ops corpora (lh-suite) =="
+# Stratified by operation; fails on a case test/conformance lists as passing
+# that does not pass. The whole corpora: docs/testing-compilers.md.
+mkdir -p build
+.venv/bin/lh-suite run --corpus onnx-node,torch-ops \
+  --compiler lighthouse:default,lighthouse:fast --sample 150 --no-timing --jobs 2 \
+  --timeout 120 --expect test/conformance -o build/conformance-sample.jsonl
 echo "== the repaired wheel, in a fresh virtual environment =="
 build_tools/build_wheel.sh
 exec build_tools/test_wheel.sh "$@"

@@ -1,114 +1,20 @@
 """Small real models shared by lighthouse's tests: PyTorch modules and ONNX
-graphs, with deterministic weights."""
+graphs, with deterministic weights. The PyTorch modules are defined in
+lighthouse.suite.corpora.models, whose `models` corpus runs them too."""
 
 import io
 
 import numpy as np
+
+from lighthouse.suite.corpora.models import (  # noqa: F401 (the tests' models)
+    MLP, BasicBlock, SmallCNN, SmallResNet, TransformerBlock, seeded)
 
 try:
     import torch
 except ImportError:  # The ONNX helpers below do not need torch.
     torch = None
 
-
-def seeded(module, seed=0):
-    """Re-initializes `module`'s parameters deterministically, in eval mode."""
-    generator = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for parameter in module.parameters():
-            parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.2)
-        for name, buffer in module.named_buffers():
-            if name.endswith("running_var"):
-                buffer.copy_(torch.rand(buffer.shape, generator=generator) + 0.5)
-            elif name.endswith("running_mean"):
-                buffer.copy_(torch.randn(buffer.shape, generator=generator) * 0.1)
-    return module.eval()
-
-
 if torch is not None:
-
-    class MLP(torch.nn.Module):
-        """Two linear layers with a ReLU."""
-
-        def __init__(self, features=16, hidden=32, classes=4):
-            super().__init__()
-            self.hidden = torch.nn.Linear(features, hidden)
-            self.out = torch.nn.Linear(hidden, classes)
-
-        def forward(self, x):
-            return self.out(torch.relu(self.hidden(x)))
-
-    class SmallCNN(torch.nn.Module):
-        """Convolutions with batch norm, a residual add, max and average pooling."""
-
-        def __init__(self, channels=8, classes=10):
-            super().__init__()
-            self.conv1 = torch.nn.Conv2d(3, channels, 3, padding=1)
-            self.bn1 = torch.nn.BatchNorm2d(channels)
-            self.conv2 = torch.nn.Conv2d(channels, channels, 3, padding=1)
-            self.bn2 = torch.nn.BatchNorm2d(channels)
-            self.pool = torch.nn.MaxPool2d(2)
-            self.head = torch.nn.Linear(channels * 4 * 4, classes)
-
-        def forward(self, x):
-            y = torch.relu(self.bn1(self.conv1(x)))
-            y = torch.relu(self.bn2(self.conv2(y)) + y)
-            y = torch.nn.functional.adaptive_avg_pool2d(self.pool(y), 4)
-            return self.head(torch.flatten(y, 1))
-
-    class TransformerBlock(torch.nn.Module):
-        """Pre-norm self-attention and a GELU MLP, with residual adds."""
-
-        def __init__(self, dim=32, heads=4):
-            super().__init__()
-            self.norm1 = torch.nn.LayerNorm(dim)
-            self.attention = torch.nn.MultiheadAttention(dim, heads, batch_first=True)
-            self.norm2 = torch.nn.LayerNorm(dim)
-            self.mlp = torch.nn.Sequential(
-                torch.nn.Linear(dim, 4 * dim), torch.nn.GELU(), torch.nn.Linear(4 * dim, dim))
-
-        def forward(self, x):
-            y = self.norm1(x)
-            attended, _ = self.attention(y, y, y, need_weights=False)
-            x = x + attended
-            return x + self.mlp(self.norm2(x))
-
-    class BasicBlock(torch.nn.Module):
-        """A ResNet basic block: two 3x3 convolutions with batch norm, and a
-        1x1 strided projection of the input when the shape changes."""
-
-        def __init__(self, inputs, outputs, stride=1):
-            super().__init__()
-            self.conv1 = torch.nn.Conv2d(inputs, outputs, 3, stride, 1, bias=False)
-            self.bn1 = torch.nn.BatchNorm2d(outputs)
-            self.conv2 = torch.nn.Conv2d(outputs, outputs, 3, 1, 1, bias=False)
-            self.bn2 = torch.nn.BatchNorm2d(outputs)
-            self.shortcut = torch.nn.Identity()
-            if stride != 1 or inputs != outputs:
-                self.shortcut = torch.nn.Sequential(
-                    torch.nn.Conv2d(inputs, outputs, 1, stride, bias=False),
-                    torch.nn.BatchNorm2d(outputs))
-
-        def forward(self, x):
-            y = torch.relu(self.bn1(self.conv1(x)))
-            return torch.relu(self.bn2(self.conv2(y)) + self.shortcut(x))
-
-    class SmallResNet(torch.nn.Module):
-        """A ResNet-18 layout at a small width: stem, max pooling, a block at
-        each of two widths, global average pooling and a classifier."""
-
-        def __init__(self, width=16, classes=10):
-            super().__init__()
-            self.stem = torch.nn.Sequential(
-                torch.nn.Conv2d(3, width, 3, 1, 1, bias=False), torch.nn.BatchNorm2d(width),
-                torch.nn.ReLU(), torch.nn.MaxPool2d(3, 2, 1))
-            self.blocks = torch.nn.Sequential(BasicBlock(width, width),
-                                              BasicBlock(width, 2 * width, stride=2))
-            self.head = torch.nn.Linear(2 * width, classes)
-
-        def forward(self, x):
-            y = self.blocks(self.stem(x))
-            return self.head(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(y, 1), 1))
 
     def larger_torch_models():
         """(name, module, example inputs, dynamic shapes) of models larger than
