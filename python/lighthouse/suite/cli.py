@@ -125,6 +125,9 @@ def command_report(args: argparse.Namespace) -> int:
     from . import report
 
     runs, records = _read_all(args.results)
+    for condition in args.where or []:
+        tag, _, value = condition.partition("=")
+        records = [r for r in records if str((r.get("tags") or {}).get(tag)) == value]
     summary = report.summarize(runs, records, baseline=args.baseline)
     print(report.render_text(summary))
     for path, render in ((args.markdown, report.render_markdown),
@@ -228,6 +231,9 @@ def parser() -> argparse.ArgumentParser:
     report_parser.add_argument("--baseline", default="eager",
                                help="the compiler speeds are relative to "
                                     "(default: %(default)s)")
+    report_parser.add_argument("--where", action="append", metavar="TAG=VALUE",
+                               help="only the cases with this tag (e.g. dtypes=standard: "
+                                    "onnx-node's tests of float, integer and bool tensors)")
     report_parser.add_argument("--markdown", metavar="FILE", help="also write Markdown")
     report_parser.add_argument("--html", metavar="FILE",
                                help="also write a self-contained HTML page with plots")

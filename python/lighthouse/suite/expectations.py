@@ -16,8 +16,11 @@ import os
 import re
 from typing import Dict, Iterable, List, Tuple
 
+from .records import last_words
+
 __all__ = ["Check", "check", "file_name", "read_expectations", "reason_of", "write_expectations"]
 
+_LOCATION = re.compile(r'^\s*"[^"]*":(\d+:\d+:)?\s*|^\s*loc\([^)]*\):?\s*')
 _LINE = re.compile(r"^(pass|fail|skip)\s+(\S+)(?:\s+(.*))?$")
 
 
@@ -29,15 +32,24 @@ def file_name(corpus: str, compiler: str) -> str:
 def reason_of(record: dict) -> str:
     """A failure's reason in one line: the status, then what names the cause."""
     status = record["status"]
+    message = (record.get("message") or "").strip()
     if status in ("crash", "timeout"):
-        detail = record.get("signal") or record.get("message", "")
+        # The signal, and what the process said last ("LLVM ERROR: ...").
+        detail = " ".join(filter(None, [record.get("signal") or message,
+                                        last_words(record.get("stderr_tail", ""))]))
     else:
         detail = record.get("error_class") or ""
         ops = record.get("ops") or []
         if ops:
             detail += f" ({', '.join(ops[:3])})"
-        elif record.get("message"):
-            first = record["message"].strip().splitlines()[0]
+        elif message:
+            # A first line that announces what follows ("... failed:") with
+            # the first diagnostic, its location left out.
+            lines = [line.strip() for line in message.splitlines() if line.strip()]
+            first = lines[0]
+            if first.endswith(":"):
+                diagnostic = next((line for line in lines[1:] if "error:" in line), "")
+                first += " " + _LOCATION.sub("", diagnostic.partition("error:")[2]).strip()
             detail = f"{detail} {first}".strip()
     return f"{status}: {detail}"[:200].strip()
 

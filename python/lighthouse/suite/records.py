@@ -20,15 +20,28 @@ A case record holds:
 import json
 import os
 import platform
+import re
 import time
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
-__all__ = ["FAILED", "STATUSES", "ResultsWriter", "case_record", "read_results", "run_record"]
+__all__ = ["FAILED", "STATUSES", "ResultsWriter", "case_record", "last_words", "read_results",
+           "run_record"]
 
 STATUSES = ("pass", "mismatch", "compile-error", "run-error", "crash", "timeout",
             "unsupported", "invalid")
 #: Statuses that count against a compiler.
 FAILED = ("mismatch", "compile-error", "run-error", "crash", "timeout")
+
+
+# The line of a dying process's output that says why: LLVM's fatal errors,
+# failed assertions, Python's last exception.
+_LAST_WORDS = re.compile(r"^.*(LLVM ERROR|Assertion .* failed|Error:|error:).*$", re.MULTILINE)
+
+
+def last_words(output: str) -> Optional[str]:
+    """The line of a crashed process's output that says why it died, if any."""
+    found = _LAST_WORDS.search(output or "")
+    return found.group(0).strip() if found else None
 
 
 def run_record(corpora: List[str], compilers: List[str], threads: int, argv: List[str],

@@ -16,7 +16,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 
 from .case import CaseInfo
 from .progress import Progress
-from .records import ResultsWriter, case_record
+from .records import ResultsWriter, case_record, last_words
 
 __all__ = ["RunOptions", "Task", "run", "select_cases"]
 
@@ -181,17 +181,20 @@ class _Worker:
 
 
 def _loss_record(status: str, worker: _Worker, returncode: Optional[int],
-                 timeout: float, timed: bool) -> dict:
-    when = "while timed" if timed else "while compiling or checking"
+                 timeout: float, when: str) -> dict:
+    """The record of a worker that crashed (`returncode`) or hung, `when`
+    ("while timed"...), with the line of its output that says why."""
     record = {"status": status, "stderr_tail": worker.tail}
     if status == "timeout":
-        record["message"] = f"no answer within {timeout:g} s {when}; the worker was killed"
+        message = f"no answer within {timeout:g} s {when}; the worker was killed"
     elif returncode is not None and returncode < 0:
-        name = signal.Signals(-returncode).name
-        record.update(signal=name, message=f"the worker died of {name} {when}")
+        record["signal"] = signal.Signals(-returncode).name
+        message = f"the worker died of {record['signal']} {when}"
     else:
-        record.update(exit_code=returncode,
-                      message=f"the worker exited with status {returncode} {when}")
+        record["exit_code"] = returncode
+        message = f"the worker exited with status {returncode} {when}"
+    why = last_words(worker.tail)
+    record["message"] = message + (f": {why}" if why else "")
     return record
 
 
@@ -219,10 +222,11 @@ def run(tasks: Iterable[Task], options: RunOptions, writer: ResultsWriter,
             worker.current, {}).get("status") == "pass"
         if worker.current is None:
             task.invalid = _loss_record(status, worker, returncode, options.timeout,
-                                        False)["message"] + " building the case"
+                                        "while building the case")["message"]
             finish(task)
         else:
-            record = _loss_record(status, worker, returncode, options.timeout, timed)
+            record = _loss_record(status, worker, returncode, options.timeout,
+                                  "while timed" if timed else "while compiling or checking")
             if timed:  # Its correctness record stays, with what happened after.
                 record = {**task.results[worker.current], **record}
             task.results[worker.current] = record
