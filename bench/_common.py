@@ -2,9 +2,7 @@
 
 import os
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test"))
@@ -57,32 +55,10 @@ def describe_machine() -> str:
 
 def interleaved_seconds(functions: dict, rounds: int, calls: int = 1,
                         pause: float = 0.005, budget: float = 30.0) -> dict:
-    """Median seconds per call of each function, measured side by side.
+    """Median seconds per call of each function, measured side by side:
+    `calls` calls a turn, the functions taking turns, as lh-suite times
+    (`lighthouse.suite.timing`, which says why)."""
+    from lighthouse.suite.timing import interleaved_seconds as measure
 
-    Each round runs every function `calls` times back to back, the functions
-    taking turns, so that all of them see the same machine (this VM's speed
-    drifts over seconds). A short pause between turns lets the thread pool
-    of the function before (OpenMP, onnxruntime) stop spinning. The median
-    is over single calls: with several calls a turn, it leaves out the first
-    of each turn, which pays for waking its library's threads.
-    """
-    for function in functions.values():
-        function()
-        function()
-    times = {name: [] for name in functions}
-    deadline = time.perf_counter() + budget
-    for round_index in range(rounds):
-        names = list(functions)
-        # Alternate who goes first: a turn can warm the cache for the next.
-        if round_index % 2:
-            names.reverse()
-        for name in names:
-            time.sleep(pause)
-            function, samples = functions[name], times[name]
-            for _ in range(calls):
-                start = time.perf_counter()
-                function()
-                samples.append(time.perf_counter() - start)
-        if time.perf_counter() > deadline:
-            break
-    return {name: statistics.median(values) for name, values in times.items()}
+    measured = measure(functions, rounds, budget, calls=calls, pause=pause)
+    return {name: values["median"] for name, values in measured.items()}

@@ -3,11 +3,9 @@ with a corpus and a compiler of its own, installed as plugins (a crash, a
 hang, a wrong result, errors), and lighthouse's own corpora and compilers on
 a few real cases."""
 
-import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
@@ -21,9 +19,10 @@ from lighthouse.suite.runner import select_cases
 PLUGIN = '''
 import os, signal, sys, time
 import numpy as np
-from lighthouse.suite import Case, CaseInfo, Compiler, Corpus, Option, Unsupported
+from lighthouse.suite import Case, CaseInfo, Compiler, Corpus, Crashed, Option, Unsupported
 
-BEHAVIOURS = ("good", "crash", "hang", "wrong", "compile_error", "run_error", "unsupported")
+BEHAVIOURS = ("good", "crash", "hang", "wrong", "compile_error", "run_error", "unsupported",
+              "tool_crash")
 
 class Toy(Corpus):
     description = "cases that make the toy compiler misbehave"
@@ -56,6 +55,8 @@ class ToyCompiler(Compiler):
             raise ValueError("'toy.op' cannot be lowered")
         if behaviour == "unsupported":
             raise Unsupported("toy does not take this")
+        if behaviour == "tool_crash":  # A compiler run as a command, which died.
+            raise Crashed("toy-compile died of SIGBUS", "SIGBUS")
         def run(inputs):
             if behaviour == "run_error":
                 raise RuntimeError("toy ran out of toys")
@@ -110,7 +111,8 @@ def test_each_outcome_is_a_recorded_status(toy_run):
     assert {case: r["status"] for case, r in records.items()} == {
         "good": "pass", "crash": "crash", "hang": "timeout", "wrong": "mismatch",
         "compile_error": "compile-error", "run_error": "run-error",
-        "unsupported": "unsupported"}
+        "unsupported": "unsupported", "tool_crash": "crash"}
+    assert records["tool_crash"]["signal"] == "SIGBUS"
     crash = records["crash"]
     assert crash["signal"] == "SIGSEGV"
     assert "toy: about to crash" in crash["stderr_tail"]
@@ -136,7 +138,7 @@ def test_run_record_and_progress(toy_run):
     runs, _ = read_results(str(output))
     assert runs[0]["compilers"] == ["toy", "toy:sound"] and runs[0]["timed"]
     assert runs[0]["threads"] >= 1
-    assert "[7/7]" in result.stderr and "passed: toy 1/6 toy:sound 7/7" in result.stderr
+    assert "[8/8]" in result.stderr and "passed: toy 1/7 toy:sound 8/8" in result.stderr
 
 
 def test_corpus_options_reach_the_worker(plugin_path, tmp_path):
@@ -153,8 +155,8 @@ def test_resume_skips_the_cases_done(plugin_path, tmp_path):
               "-o", str(output)]
     lh_suite(plugin_path, *common, "--only", "good|wrong")
     result = lh_suite(plugin_path, *common, "--resume")
-    assert "5 cases" in result.stderr
-    assert len(by_case(output, "toy:sound")) == 7
+    assert "6 cases" in result.stderr
+    assert len(by_case(output, "toy:sound")) == 8
 
 
 def test_expectations_gate(plugin_path, toy_run, tmp_path):
@@ -264,3 +266,29 @@ def test_torch_ops_corpus_through_lighthouse(tmp_path):
     assert angle["status"] == "compile-error" and angle["stage"] == "compile"
     assert angle["ops"] == ["torch.aten.angle"]
     assert all(r["status"] == "pass" for r in by_case(output, "eager").values())
+
+
+def test_zero_dimensional_inputs_stay_so():
+    import numpy as np
+
+    from lighthouse.suite.case import to_torch
+
+    scalar, strided = to_torch([np.array(2.0, np.float32), np.zeros((3, 4), np.float32).T])
+    assert scalar.shape == () and strided.shape == (4, 3) and strided.is_contiguous()
+
+
+def test_reference_leaves_the_inputs_alone():
+    """An op that changes its input in place gives the reference its result,
+    and the compilers the inputs as the case made them."""
+    import numpy as np
+
+    from lighthouse.suite import Case
+
+    class AddInPlace(torch.nn.Module):
+        def forward(self, x):
+            return x.add_(1)
+
+    x = np.zeros((2, 2), np.float32)
+    case = Case("in_place", [x], torch=AddInPlace())
+    np.testing.assert_array_equal(case.expected()[0], np.ones((2, 2)))
+    np.testing.assert_array_equal(case.inputs[0], np.zeros((2, 2)))

@@ -13,8 +13,8 @@ or hangs there, so that a crash is a recorded result. See
 docs/testing-compilers.md.
 """
 
-from .case import FORMS, Case, CaseInfo, InvalidCase, Unsupported
+from .case import FORMS, Case, CaseInfo, Crashed, InvalidCase, Unsupported
 from .plugins import Compiler, Corpus, Option
 
-__all__ = ["FORMS", "Case", "CaseInfo", "Compiler", "Corpus", "InvalidCase", "Option",
-           "Unsupported"]
+__all__ = ["FORMS", "Case", "CaseInfo", "Compiler", "Corpus", "Crashed", "InvalidCase",
+           "Option", "Unsupported"]

@@ -1,12 +1,13 @@
 """A case of a corpus: a workload in one or more forms, its inputs, and the
 outputs any compiler must reproduce."""
 
+import copy
 import io
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["Case", "CaseInfo", "FORMS", "InvalidCase", "Unsupported"]
+__all__ = ["Case", "CaseInfo", "Crashed", "FORMS", "InvalidCase", "Unsupported"]
 
 #: The forms a case may offer and a compiler may take:
 #:   "torch": a `torch.nn.Module` called with torch tensors;
@@ -19,6 +20,15 @@ FORMS = ("torch", "onnx", "mlir")
 class Unsupported(Exception):
     """A compiler cannot take a case in any form it offers (or is not
     installed): recorded as `unsupported`, not as a failure."""
+
+
+class Crashed(Exception):
+    """A compiler's own process (a compiler run as a command) died of `signal`:
+    recorded as a `crash`, as when the worker itself dies."""
+
+    def __init__(self, message: str, signal: str):
+        super().__init__(message)
+        self.signal = signal
 
 
 class InvalidCase(Exception):
@@ -119,9 +129,11 @@ class Case:
 
             module = self.form("torch")
             try:
+                # On copies: an in-place op (`exponential_`) must not change the
+                # inputs the compilers get.
                 with torch.no_grad():
-                    first = to_numpy(module(*to_torch(self.inputs)))
-                    second = to_numpy(module(*to_torch(self.inputs)))
+                    first = to_numpy(module(*to_torch(copy.deepcopy(self.inputs))))
+                    second = to_numpy(module(*to_torch(copy.deepcopy(self.inputs))))
             except Exception as error:
                 raise InvalidCase(f"eager PyTorch raised {type(error).__name__}: "
                                   f"{_first_line(error)}") from None
@@ -149,13 +161,15 @@ def to_torch(arrays: Sequence[np.ndarray]) -> list:
     """numpy arrays as torch tensors, sharing memory where torch allows."""
     import torch
 
-    return [torch.from_numpy(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
-            for a in arrays]
+    # Not np.ascontiguousarray: it makes 0-d arrays 1-d.
+    return [torch.from_numpy(a if a.flags.c_contiguous else a.copy(order="C"))
+            if isinstance(a, np.ndarray) else a for a in arrays]
 
 
 def to_numpy(outputs) -> List[np.ndarray]:
     """A model's outputs (a tensor, an array, a scalar or a nested tuple/list
-    of them) as a flat list of numpy arrays."""
+    of them) as a flat list of numpy arrays of their own (an output may be an
+    input changed in place, or a view of one)."""
     flat: List[np.ndarray] = []
 
     def visit(value):
@@ -168,9 +182,9 @@ def to_numpy(outputs) -> List[np.ndarray]:
                 value = value.resolve_conj()
             if value.is_neg():
                 value = value.resolve_neg()
-            flat.append(value.cpu().numpy())
+            flat.append(value.cpu().numpy().copy())
         elif value is not None:
-            flat.append(np.asarray(value))
+            flat.append(np.array(value))
 
     visit(outputs)
     return flat

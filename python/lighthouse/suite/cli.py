@@ -154,7 +154,11 @@ def command_compare(args: argparse.Namespace) -> int:
 def command_expect(args: argparse.Namespace) -> int:
     from .expectations import write_expectations
 
-    for path in write_expectations(_read_all(args.results)[1], args.into):
+    records = _read_all(args.results)[1]
+    compilers = _split(args.compiler)
+    if compilers:
+        records = [r for r in records if r["compiler"] in compilers]
+    for path in write_expectations(records, args.into):
         _log(f"lh-suite: wrote {path}")
     return 0
 
@@ -258,6 +262,8 @@ def parser() -> argparse.ArgumentParser:
         description="Write or update <corpus>.<compiler>.txt expectations files.")
     expect_parser.add_argument("results", nargs="+")
     expect_parser.add_argument("--into", required=True, metavar="DIR")
+    expect_parser.add_argument("--compiler", action="append", metavar="NAME",
+                               help="only these compilers (default: all in the results)")
     expect_parser.set_defaults(handler=command_expect)
 
     list_parser = commands.add_parser("list", help="installed corpora, compilers, cases")

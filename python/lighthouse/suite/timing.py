@@ -18,14 +18,16 @@ PAUSE_SECONDS = 0.005
 
 
 def interleaved_seconds(functions: Dict[str, Callable[[], object]], rounds: int,
-                        budget: float, before_turn: Optional[Callable[[str], None]] = None
+                        budget: float, before_turn: Optional[Callable[[str], None]] = None,
+                        calls: Optional[int] = None, pause: float = PAUSE_SECONDS
                         ) -> Dict[str, dict]:
     """Times each function in rounds, the functions taking turns (the order
     reversed every other round, as a turn can warm the cache for the next).
 
     Stops after `rounds` rounds, or after the round that passes `budget`
-    seconds (at least 3 rounds). Each function is called once beforehand to
-    size its turns. Returns per function the median seconds of a single call
+    seconds (at least 3 rounds). A turn is `calls` calls, or as many as last
+    `TURN_SECONDS` by a call made beforehand. `pause` seconds separate turns.
+    Returns per function the median seconds of a single call
     (`median`), the relative spread of the calls (interquartile range over
     median: the noise `lh-suite compare` allows for) and the number of calls.
     """
@@ -36,7 +38,7 @@ def interleaved_seconds(functions: Dict[str, Callable[[], object]], rounds: int,
         start = time.perf_counter()
         function()
         once = max(time.perf_counter() - start, 1e-9)
-        calls_per_turn[name] = max(1, min(MAX_CALLS_PER_TURN, int(TURN_SECONDS / once)))
+        calls_per_turn[name] = calls or max(1, min(MAX_CALLS_PER_TURN, int(TURN_SECONDS / once)))
     samples = {name: [] for name in functions}
     deadline = time.perf_counter() + budget
     for round_index in range(rounds):
@@ -46,14 +48,14 @@ def interleaved_seconds(functions: Dict[str, Callable[[], object]], rounds: int,
         for name in names:
             if before_turn:
                 before_turn(name)
-            time.sleep(PAUSE_SECONDS)
-            function, calls = functions[name], calls_per_turn[name]
-            for call in range(calls):
+            time.sleep(pause)
+            function, turn = functions[name], calls_per_turn[name]
+            for call in range(turn):
                 start = time.perf_counter()
                 function()
                 elapsed = time.perf_counter() - start
                 # The first call of a turn of several wakes its thread pool.
-                if call or calls == 1:
+                if call or turn == 1:
                     samples[name].append(elapsed)
         if round_index >= 2 and time.perf_counter() > deadline:
             break

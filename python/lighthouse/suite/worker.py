@@ -23,7 +23,7 @@ import time
 import traceback
 from typing import Dict, List
 
-from .case import Case, InvalidCase, Unsupported, to_numpy
+from .case import Case, Crashed, InvalidCase, Unsupported, to_numpy
 from .check import compare_outputs
 from .plugins import Compiler, create_compiler, create_corpus
 from .timing import interleaved_seconds
@@ -122,6 +122,10 @@ class Worker:
         except Unsupported as error:
             return {"status": "unsupported", "form": form,
                     "message": str(error)[:MESSAGE_CHARS]}, None
+        except Crashed as error:
+            return {**record, "status": "crash", "signal": error.signal, "stage": compiler.stage,
+                    "message": str(error)[:MESSAGE_CHARS],
+                    "stderr_tail": str(error)[-MESSAGE_CHARS:]}, None
         except Exception as error:
             fields = _error_fields(error)
             ops = compiler.failed_ops(error) or ops_in_message(fields["message"])

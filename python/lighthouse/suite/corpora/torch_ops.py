@@ -58,6 +58,17 @@ def _family(full_name: str) -> str:
                                     "sparse", "_refs") else "torch"
 
 
+def _mapped(value, leaf):
+    """`value` (nested lists, tuples, named tuples and dicts) with `leaf`
+    applied to everything else in it."""
+    if isinstance(value, (list, tuple)):
+        items = [_mapped(v, leaf) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, dict):
+        return {k: _mapped(v, leaf) for k, v in value.items()}
+    return leaf(value)
+
+
 class _Template:
     """A sample's (input, args, kwargs) with its tensors taken out: they become
     the module's arguments, everything else stays a constant."""
@@ -67,31 +78,17 @@ class _Template:
 
         self.tensors: List = []
 
-        def strip(value):
-            if isinstance(value, torch.Tensor):
-                self.tensors.append(value)
-                return _Slot(len(self.tensors) - 1)
-            if isinstance(value, (list, tuple)):
-                return type(value)(strip(v) for v in value) if not hasattr(value, "_fields") \
-                    else type(value)(*(strip(v) for v in value))
-            if isinstance(value, dict):
-                return {k: strip(v) for k, v in value.items()}
-            return value
+        def take(value):
+            if not isinstance(value, torch.Tensor):
+                return value
+            self.tensors.append(value)
+            return _Slot(len(self.tensors) - 1)
 
-        self.structure = strip((sample.input, tuple(sample.args), dict(sample.kwargs)))
+        self.structure = _mapped((sample.input, tuple(sample.args), dict(sample.kwargs)), take)
 
     def fill(self, tensors):
-        def put(value):
-            if isinstance(value, _Slot):
-                return tensors[value.index]
-            if isinstance(value, (list, tuple)):
-                return type(value)(put(v) for v in value) if not hasattr(value, "_fields") \
-                    else type(value)(*(put(v) for v in value))
-            if isinstance(value, dict):
-                return {k: put(v) for k, v in value.items()}
-            return value
-
-        return put(self.structure)
+        return _mapped(self.structure,
+                       lambda value: tensors[value.index] if isinstance(value, _Slot) else value)
 
 
 class _Slot:
