@@ -22,7 +22,7 @@ import numpy as np
 from lighthouse.suite import Case, CaseInfo, Compiler, Corpus, Crashed, Option, Unsupported
 
 BEHAVIOURS = ("good", "crash", "hang", "wrong", "compile_error", "run_error", "unsupported",
-              "tool_crash")
+              "tool_crash", "crash_when_timed")
 
 class Toy(Corpus):
     description = "cases that make the toy compiler misbehave"
@@ -57,9 +57,14 @@ class ToyCompiler(Compiler):
             raise Unsupported("toy does not take this")
         if behaviour == "tool_crash":  # A compiler run as a command, which died.
             raise Crashed("toy-compile died of SIGBUS", "SIGBUS")
+        calls = []
+
         def run(inputs):
+            calls.append(1)
             if behaviour == "run_error":
                 raise RuntimeError("toy ran out of toys")
+            if behaviour == "crash_when_timed" and len(calls) > 1:
+                os.kill(os.getpid(), signal.SIGSEGV)
             return [inputs[0] * (3 if behaviour == "wrong" else 2)]
         return run
 '''
@@ -111,7 +116,8 @@ def test_each_outcome_is_a_recorded_status(toy_run):
     assert {case: r["status"] for case, r in records.items()} == {
         "good": "pass", "crash": "crash", "hang": "timeout", "wrong": "mismatch",
         "compile_error": "compile-error", "run_error": "run-error",
-        "unsupported": "unsupported", "tool_crash": "crash"}
+        "unsupported": "unsupported", "tool_crash": "crash", "crash_when_timed": "crash"}
+    assert "while timed" in records["crash_when_timed"]["message"]
     assert records["tool_crash"]["signal"] == "SIGBUS"
     crash = records["crash"]
     assert crash["signal"] == "SIGSEGV"
@@ -128,7 +134,10 @@ def test_other_compilers_go_on_after_a_crash_or_hang(toy_run):
     output, _ = toy_run
     sound = by_case(output, "toy:sound")
     assert all(r["status"] == "pass" for r in sound.values()), sound
-    # Timed on each case, its turns interleaved with the toy's where it passed.
+    # Timed on each case, its turns interleaved with the toy's where it passed,
+    # but where the toy crashed while timed: its check stands, untimed.
+    untimed = sound.pop("crash_when_timed")
+    assert "call_seconds" not in untimed
     assert all(r["call_seconds"] > 0 and r["calls"] >= 3 for r in sound.values())
     assert "call_seconds" in by_case(output, "toy")["good"]
 
@@ -138,7 +147,7 @@ def test_run_record_and_progress(toy_run):
     runs, _ = read_results(str(output))
     assert runs[0]["compilers"] == ["toy", "toy:sound"] and runs[0]["timed"]
     assert runs[0]["threads"] >= 1
-    assert "[8/8]" in result.stderr and "passed: toy 1/7 toy:sound 8/8" in result.stderr
+    assert "[9/9]" in result.stderr and "passed: toy 1/8 toy:sound 9/9" in result.stderr
 
 
 def test_corpus_options_reach_the_worker(plugin_path, tmp_path):
@@ -155,8 +164,8 @@ def test_resume_skips_the_cases_done(plugin_path, tmp_path):
               "-o", str(output)]
     lh_suite(plugin_path, *common, "--only", "good|wrong")
     result = lh_suite(plugin_path, *common, "--resume")
-    assert "6 cases" in result.stderr
-    assert len(by_case(output, "toy:sound")) == 8
+    assert "7 cases" in result.stderr
+    assert len(by_case(output, "toy:sound")) == 9
 
 
 def test_expectations_gate(plugin_path, toy_run, tmp_path):

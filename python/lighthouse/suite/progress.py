@@ -22,7 +22,7 @@ class Progress:
         self.passes = collections.Counter()
         self.counted = collections.Counter()
         self.started = time.monotonic()
-        self.last_drawn = 0.0
+        self.last_drawn = self.started
 
     def advance(self, records) -> None:
         self.done += 1
@@ -55,7 +55,7 @@ class Progress:
                     self.stream.write("\n")
                 self.stream.flush()
                 self.last_drawn = now
-        elif force or (self.done and now - self.last_drawn > self.interval):
+        elif force or now - self.last_drawn > self.interval:
             self.stream.write(self.line() + "\n")
             self.stream.flush()
             self.last_drawn = now

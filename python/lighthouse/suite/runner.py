@@ -232,10 +232,8 @@ def run(tasks: Iterable[Task], options: RunOptions, writer: ResultsWriter,
             task.results[worker.current] = record
             task.lost.add(worker.current)
             if timed or not task.needs_another_worker(timing):
-                # Crashes while timed are not retried: the others' checks stand.
-                for compiler in task.compilers:
-                    task.results.setdefault(compiler, {"status": "unsupported",
-                                                       "message": "not run"})
+                # Crashes while timed are not retried: the others' checks
+                # stand, untimed.
                 finish(task)
             else:
                 pending.appendleft(task)

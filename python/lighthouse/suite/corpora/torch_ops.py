@@ -8,6 +8,7 @@ OpInfo lives in `torch.testing._internal`, which needs `expecttest`.
 """
 
 import functools
+import warnings
 from typing import List
 
 from ..case import Case, CaseInfo, InvalidCase, Unsupported
@@ -46,7 +47,10 @@ def _samples(full_name: str, dtype_name: str, seed: int) -> list:
 
     op = _ops_by_name()[full_name]
     torch.manual_seed(seed)
-    return list(op.sample_inputs("cpu", getattr(torch, dtype_name), requires_grad=False))
+    with warnings.catch_warnings():
+        # Making some samples warns of deprecated or beta features they use.
+        warnings.simplefilter("ignore")
+        return list(op.sample_inputs("cpu", getattr(torch, dtype_name), requires_grad=False))
 
 
 def _family(full_name: str) -> str:
