@@ -237,6 +237,57 @@ def test_torch_onnx_export_round_trip():
         assert "linalg.conv_2d_nchw_fchw" in str(lowered)
 
 
+def onnx_attention(opset=23):
+    """An ONNX graph built with onnx.helper: Attention, an op ONNX defines as
+    a function of MatMul, Softmax and others, which torch-mlir does not lower."""
+    from onnx import TensorProto, helper
+
+    shape = [2, 3, 4, 8]  # batch, heads, sequence, head size
+    inputs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+              for name in ("q", "k", "v")]
+    graph = helper.make_graph([helper.make_node("Attention", ["q", "k", "v"], ["y"])],
+                              "attention", inputs,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def test_onnx_functions_expanded_where_torch_mlir_cannot_lower_them():
+    from onnx.reference import ReferenceEvaluator
+
+    import lighthouse
+
+    model = onnx_attention()
+    with ir.Context():
+        # Imported whole, Attention is an op torch-mlir does not lower ...
+        with pytest.raises(onnx_ingress.LoweringError) as info:
+            onnx_ingress.lower_to_linalg(onnx_ingress.import_model(model))
+        assert info.value.ops == ["onnx.Attention"]
+        # ... and expanded into the function ONNX defines it by, it lowers.
+        raw, lowered = onnx_ingress.import_and_lower(model)
+        assert '"onnx.Attention"' not in str(raw) and '"onnx.Softmax"' in str(raw)
+        assert "linalg.softmax" in str(lowered) or "math.exp" in str(lowered)
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((2, 3, 4, 8)).astype(np.float32) for _ in range(3))
+    expected = ReferenceEvaluator(model).run(None, {"q": q, "k": k, "v": v})[0]
+    compiled = lighthouse.compile_onnx(model)
+    np.testing.assert_allclose(compiled(q, k, v), expected, rtol=1e-5, atol=1e-6)
+    assert compiled.timings["import"] > 0 and compiled.timings["lower-to-linalg"] > 0
+
+
+def test_ops_neither_lowered_nor_functions_still_fail_clearly():
+    from onnx import TensorProto, helper
+
+    # ONNX defines CumProd by no function, and torch-mlir does not lower it.
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+              helper.make_tensor_value_info("axis", TensorProto.INT64, [])]
+    graph = helper.make_graph([helper.make_node("CumProd", ["x", "axis"], ["y"])], "cumprod",
+                              inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
+    with ir.Context(), pytest.raises(onnx_ingress.LoweringError) as info:
+        onnx_ingress.import_and_lower(model)
+    assert info.value.ops == ["onnx.CumProd"]
+
+
 def test_broken_onnx_file(tmp_path):
     path = tmp_path / "broken.onnx"
     path.write_bytes(models.onnx_dense_softmax(17).SerializeToString()[:57])

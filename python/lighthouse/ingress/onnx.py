@@ -10,14 +10,14 @@ MLIR and brings the result back (see `_torch_mlir`). Needs `lighthouse[onnx]`.
 """
 
 import os
-from typing import Optional, Union
+from typing import Callable, Iterable, Optional, Set, Tuple, Union
 
 from .. import ir
 from ._torch_mlir import (ExchangeError, IngressError, LoweringError, import_context,
                           require, run_pipelines)
 
 __all__ = ["ExchangeError", "IngressError", "LoweringError", "load",
-           "import_model", "lower_to_linalg", "to_linalg"]
+           "import_and_lower", "import_model", "lower_to_linalg", "to_linalg"]
 
 onnx = require("onnx", "onnx")
 onnx_importer = require("lighthouse.extras.onnx_importer", "onnx")
@@ -86,22 +86,87 @@ def load(model: ModelLike, *, data_dir: Optional[Union[str, os.PathLike]] = None
 
 
 def import_model(model: ModelLike, *, context: Optional[ir.Context] = None,
-                 **load_options) -> ir.Module:
+                 expand: Iterable[str] = (), **load_options) -> ir.Module:
     """Imports an ONNX model as torch-onnx IR into a lighthouse context.
 
     `load_options` are those of `load`. The IR holds one `func.func` named
     after the graph, with `torch.operator "onnx.<Op>"` ops and the model's
-    opset versions as `torch.onnx_meta.*` attributes.
+    opset versions as `torch.onnx_meta.*` attributes. The ops named in
+    `expand` (of ONNX's default domain) are imported as the functions of
+    other ops ONNX defines them by, where it does.
     """
-    proto = load(model, **load_options)
+    return _import(load(model, **load_options), context, expand)
+
+
+def _import(proto: "onnx.ModelProto", context: Optional[ir.Context],
+            expand: Iterable[str]) -> ir.Module:
     context = import_context(context)
-    model_info = onnx_importer.ModelInfo(proto)
+    config = onnx_importer.Config()
+    default_domain = config.function_expansion_allowlists_by_domain.setdefault("", set())
+    default_domain.update(expand)
+    model_info = onnx_importer.ModelInfo(proto, config=config)
     module = model_info.create_module(context=context)
     importer = onnx_importer.NodeImporter.define_function(model_info.main_graph,
                                                           module.operation)
     importer.import_all()
     module.operation.verify()
     return module
+
+
+def _defined_as_functions(ops: Iterable[str], proto: "onnx.ModelProto") -> Set[str]:
+    """Of the ops a lowering error names (`onnx.Attention`), those of the
+    default domain that ONNX defines as functions at the model's opset."""
+    opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
+    found = set()
+    for op in ops:
+        name = op[len("onnx."):] if op.startswith("onnx.") else None
+        if not name or opset is None:
+            continue
+        try:
+            schema = onnx.defs.get_schema(name, max_inclusive_version=opset, domain="")
+        except onnx.defs.SchemaError:
+            continue
+        versions = [*schema.function_opset_versions,
+                    *schema.context_dependent_function_opset_versions]
+        if any(version <= opset for version in versions):
+            found.add(name)
+    return found
+
+
+def import_and_lower(model: ModelLike, *, context: Optional[ir.Context] = None,
+                     run_stage: Optional[Callable[[str, Callable], object]] = None,
+                     **load_options) -> Tuple[ir.Module, ir.Module]:
+    """Imports an ONNX model and lowers it to linalg on tensors; returns the
+    torch-onnx IR and the linalg IR.
+
+    An op that torch-mlir cannot lower and that ONNX defines as a function
+    of other ops (Attention, RMSNormalization, ...) is imported as that
+    function instead, and the lowering tried again; ops of such a function
+    that cannot be lowered are expanded in turn. Ops that lower are kept
+    whole, as torch-mlir lowers them better than their expansions.
+    `run_stage(name, function)` runs each stage, "import" and
+    "lower-to-linalg", once per attempt (to time them, say).
+
+    Raises:
+      LoweringError: an op could not be lowered, nor expanded; `.ops` names it.
+      ExchangeError: IR did not cross between torch-mlir's MLIR and lighthouse's.
+    """
+    run_stage = run_stage or (lambda name, function: function())
+    proto = run_stage("import", lambda: load(model, **load_options))
+    expanded: Set[str] = set()
+    while True:
+        raw = run_stage("import", lambda: _import(proto, context, expanded))
+        try:
+            return raw, run_stage("lower-to-linalg", lambda: lower_to_linalg(raw))
+        except LoweringError as error:
+            more = _defined_as_functions(error.ops, proto) - expanded
+            if not more:
+                if expanded:
+                    raise LoweringError(
+                        f"{error} (after expanding the ONNX functions of "
+                        f"{', '.join(sorted(expanded))})", error.diagnostics, error.ops) from None
+                raise
+            expanded |= more
 
 
 def lower_to_linalg(module: ir.Module) -> ir.Module:
@@ -115,5 +180,5 @@ def lower_to_linalg(module: ir.Module) -> ir.Module:
 
 
 def to_linalg(model: ModelLike, **import_options) -> ir.Module:
-    """`import_model` then `lower_to_linalg`."""
-    return lower_to_linalg(import_model(model, **import_options))
+    """The linalg IR of `import_and_lower`."""
+    return import_and_lower(model, **import_options)[1]
