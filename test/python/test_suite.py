@@ -172,11 +172,16 @@ def test_expectations_gate(plugin_path, toy_run, tmp_path):
     output, _ = toy_run
     folder = tmp_path / "expected"
     lh_suite(plugin_path, "expect", str(output), "--into", str(folder))
-    expected = read_expectations(str(folder / "toy.toy.txt"))
-    assert expected["good"] == ("pass", "")
-    assert expected["crash"] == ("fail", "crash: SIGSEGV")
-    assert expected["unsupported"][0] == "skip"
-    assert expected["compile_error"] == ("fail", "compile-error: ValueError (toy.op)")
+    path = folder / "toy.toy.txt"
+    expected = read_expectations(str(path))
+    assert expected["good"] == ("pass", "", "")
+    assert expected["crash"] == ("fail", "crash: SIGSEGV", "")
+    assert expected["unsupported"].kind == "skip"
+    assert expected["compile_error"] == ("fail", "compile-error: ValueError (toy.op)", "")
+    # A person's note stays when the file is written again, the cause is anew.
+    path.write_text(path.read_text().replace("crash: SIGSEGV", "crash: old  # a toy's bug"))
+    lh_suite(plugin_path, "expect", str(output), "--into", str(folder))
+    assert read_expectations(str(path))["crash"] == ("fail", "crash: SIGSEGV", "a toy's bug")
     # What passed is expected to pass: a run that fails it fails the gate.
     text = (folder / "toy.toy-sound.txt").read_text()
     (folder / "toy.toy.txt").write_text(text)

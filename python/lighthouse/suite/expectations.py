@@ -2,26 +2,39 @@
 corpus and compiler (`<corpus>.<compiler>.txt`), a line per case:
 
     pass  test_abs
-    fail  test_attention_3d   compile-error: LoweringError (onnx.Attention)
-    skip  test_string_concat  unsupported: takes torch forms; the case offers none
+    fail  test_scatter_elements  compile-error: ExchangeError (tm_tensor.scatter)  # a note
+    skip  test_string_concat     unsupported: takes torch forms; the case offers none
 
-A run checked against them (`lh-suite run --expect DIR`) fails when a case
-expected to pass does not; a case that passes against expectation, or is not
-listed, is reported without failing. `lh-suite expect RESULTS --into DIR`
-writes the files from a run, keeping the reason of a failure already listed
-(reasons may be edited by hand).
+A failure's cause is what the run recorded; after `  # ` a person may add a
+note (why, what would fix it). A run checked against them (`lh-suite run
+--expect DIR`) fails when a case expected to pass does not; a case that
+passes against expectation, or is not listed, is reported without failing.
+`lh-suite expect RESULTS --into DIR` writes the files from a run: causes
+anew, notes kept while the case does not pass.
 """
 
 import os
 import re
-from typing import Dict, Iterable, List, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Tuple
 
 from .records import last_words
 
-__all__ = ["Check", "check", "file_name", "read_expectations", "reason_of", "write_expectations"]
+__all__ = ["Check", "Expectation", "check", "file_name", "read_expectations", "reason_of",
+           "write_expectations"]
 
 _LOCATION = re.compile(r'^\s*"[^"]*":(\d+:\d+:)?\s*|^\s*loc\([^)]*\):?\s*')
 _LINE = re.compile(r"^(pass|fail|skip)\s+(\S+)(?:\s+(.*))?$")
+#: Between a cause and a note.
+_NOTE = "  # "
+
+
+class Expectation(NamedTuple):
+    """A case's line: `kind` pass, fail or skip; the recorded `cause` of a
+    failure or skip; a person's `note`."""
+
+    kind: str
+    cause: str = ""
+    note: str = ""
 
 
 def file_name(corpus: str, compiler: str) -> str:
@@ -54,11 +67,12 @@ def reason_of(record: dict) -> str:
     return f"{status}: {detail}"[:200].strip()
 
 
-def read_expectations(path: str) -> Dict[str, Tuple[str, str]]:
-    """Case -> (pass | fail | skip, reason) from an expectations file.
+def read_expectations(path: str) -> Dict[str, Expectation]:
+    """Case -> `Expectation` from an expectations file.
 
     Raises:
-      ValueError: a line is not of the form `<pass|fail|skip> <case> [reason]`.
+      ValueError: a line is not of the form `<pass|fail|skip> <case> [cause]
+        [  # note]`.
     """
     expected = {}
     with open(path) as f:
@@ -66,11 +80,13 @@ def read_expectations(path: str) -> Dict[str, Tuple[str, str]]:
             text = line.strip()
             if not text or text.startswith("#"):
                 continue
-            match = _LINE.match(text)
+            text, _, note = text.partition(_NOTE)
+            match = _LINE.match(text.rstrip())
             if not match:
                 raise ValueError(f"{path}:{number}: expected '<pass|fail|skip> <case> "
-                                 f"[reason]', got {text!r}")
-            expected[match.group(2)] = (match.group(1), match.group(3) or "")
+                                 f"[cause] [  # note]', got {line.strip()!r}")
+            kind, case, cause = match.groups()
+            expected[case] = Expectation(kind, cause or "", note.strip())
     return expected
 
 
@@ -93,21 +109,22 @@ def write_expectations(records: Iterable[dict], folder: str) -> List[str]:
         entries = read_expectations(path) if os.path.isfile(path) else {}
         for record in group:
             kind = _kind(record)
-            old_kind, old_reason = entries.get(record["case"], (None, ""))
-            reason = "" if kind == "pass" else (
-                old_reason if old_kind == kind and old_reason else reason_of(record))
-            entries[record["case"]] = (kind, reason)
+            note = entries.get(record["case"], Expectation("")).note
+            entries[record["case"]] = (Expectation("pass") if kind == "pass" else
+                                       Expectation(kind, reason_of(record), note))
         corpus, compiler = group[0]["corpus"], group[0]["compiler"]
-        counts = {k: sum(1 for v, _ in entries.values() if v == k)
+        counts = {k: sum(1 for e in entries.values() if e.kind == k)
                   for k in ("pass", "fail", "skip")}
         with open(path, "w") as f:
             f.write(f"# Expected results of {compiler} on the {corpus} corpus: "
                     f"{counts['pass']} pass, {counts['fail']} fail, {counts['skip']} skip.\n"
-                    "# Written by `lh-suite expect`; reasons of failures may be edited.\n")
+                    "# Written by `lh-suite expect` from a run; a note may follow a cause "
+                    "after '  # '.\n")
             width = max(len(case) for case in entries)
             for case in sorted(entries):
-                kind, reason = entries[case]
-                f.write(f"{kind:4}  {case:{width}}  {reason}".rstrip() + "\n")
+                kind, cause, note = entries[case]
+                line = f"{kind:4}  {case:{width}}  {cause}".rstrip()
+                f.write(line + (f"{_NOTE}{note}" if note else "") + "\n")
         written.append(path)
     return written
 
@@ -146,14 +163,14 @@ class Check:
 def check(records: Iterable[dict], folder: str) -> Check:
     """Checks `records` against the expectations files in `folder`."""
     result = Check()
-    loaded: Dict[str, Dict[str, Tuple[str, str]]] = {}
+    loaded: Dict[str, Dict[str, Expectation]] = {}
     for record in records:
         if record["status"] == "invalid":
             continue
         path = os.path.join(folder, file_name(record["corpus"], record["compiler"]))
         if path not in loaded:
             loaded[path] = read_expectations(path) if os.path.isfile(path) else {}
-        kind, _ = loaded[path].get(record["case"], (None, ""))
+        kind = loaded[path].get(record["case"], Expectation(None)).kind
         if kind is None:
             result.unlisted.append(record)
         elif kind == "pass" and record["status"] != "pass":
