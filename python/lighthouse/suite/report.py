@@ -383,22 +383,28 @@ def _compiler_cell(summary: Summary, compiler: str, note: str = "") -> Cell:
 def _run_blocks(summary: Summary) -> List[Block]:
     if not summary.runs:
         return [Paragraph("No run record: the results file has cases only.")]
-    blocks: List[Block] = []
-    for index, run in enumerate(summary.runs):
-        if len(summary.runs) > 1:
-            blocks.append(Heading(3, f"Run {index + 1} of {len(summary.runs)}"))
-        timed = run.get("timed")
-        blocks.append(Facts([
-            ("started", str(run.get("started", "?"))),
-            ("machine", str(run.get("machine", "?"))),
-            ("threads", str(run.get("threads", "?"))),
-            ("lighthouse", str(run.get("lighthouse", "?"))),
-            ("python", str(run.get("python", "?"))),
-            ("timed", "?" if timed is None else "yes" if timed else "no"),
-            ("corpora", ", ".join(run.get("corpora", [])) or "-"),
-            ("compilers", ", ".join(run.get("compilers", [])) or "-"),
-            ("command", " ".join(run.get("argv", [])) or "-"),
-        ]))
+
+    def value(run: dict, key: str) -> str:
+        if key == "timed":
+            timed = run.get("timed")
+            return "?" if timed is None else "yes" if timed else "no"
+        if key in ("corpora", "compilers"):
+            return ", ".join(run.get(key, [])) or "-"
+        if key == "command":
+            return " ".join(run.get("argv", [])) or "-"
+        return str(run.get(key, "?"))
+
+    keys = ("started", "machine", "threads", "lighthouse", "python", "timed", "corpora",
+            "compilers", "command")
+    # What every run shares once; what differs, a row per run.
+    shared = [k for k in keys if len({value(run, k) for run in summary.runs}) == 1]
+    blocks: List[Block] = [Facts([(k, value(summary.runs[0], k)) for k in shared])]
+    varying = [k for k in keys if k not in shared]
+    if varying:
+        blocks.append(Table([Cell("run")] + [Cell(k) for k in varying],
+                            [[Cell(str(index + 1))] + [Cell(value(run, k)) for k in varying]
+                             for index, run in enumerate(summary.runs)],
+                            detail_below="command" in varying))
     return blocks
 
 
