@@ -224,6 +224,14 @@ def test_onnx_model_from_file_with_external_data(tmp_path, opset):
     assert "linalg.matmul" in text
 
 
+def test_import_without_a_current_context():
+    """Each importer makes a context of its own when none is current."""
+    program = torch_ingress.export(models.seeded(models.MLP()), (torch.randn(2, 16),))
+    raw = torch_ingress.import_model(program)
+    assert "torch.aten.mm" in str(raw)
+    assert '"onnx.Softmax"' in str(onnx_ingress.import_model(models.onnx_dense_softmax(17)))
+
+
 def test_onnx_opset_conversion():
     with ir.Context():
         raw = onnx_ingress.import_model(models.onnx_dense_softmax(13), opset_version=18)

@@ -78,11 +78,13 @@ def import_context(context=None) -> ir.Context:
     one; made to accept torch IR."""
     extras = require("lighthouse.extras", "torch")
     if context is None:
+        # MLIR 22's bindings give None without a current context; earlier
+        # releases raised ValueError.
         try:
             context = ir.Context.current
         except ValueError:
-            context = ir.Context()
-    return extras.prepare_context(context)
+            pass
+    return extras.prepare_context(context if context is not None else ir.Context())
 
 
 def name_torch_operators(module: ir.Module) -> ir.Module:
