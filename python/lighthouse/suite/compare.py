@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ._blocks import (Block, Cell, Heading, Paragraph, Table, format_count, format_ms,
                       to_markdown, to_text)
-from .report import _call_seconds, _examples
+from .report import call_seconds, examples_text
 
 __all__ = ["Change", "Comparison", "NOISE_SPREADS", "compare_results",
            "render_comparison_markdown", "render_comparison_text"]
@@ -117,7 +117,7 @@ def _references(key: Key, old: Dict[Key, dict], new: Dict[Key, dict],
                 baseline: str) -> Optional[List[dict]]:
     """The baseline's records of the pair's case in both runs, if timed in both."""
     references = [runs.get((key[0], key[1], baseline)) for runs in (old, new)]
-    timed = None not in references and None not in map(_call_seconds, references)
+    timed = None not in references and None not in map(call_seconds, references)
     return references if timed else None
 
 
@@ -126,9 +126,9 @@ def _speed_change(key: Key, old: Dict[Key, dict], new: Dict[Key, dict], band: fl
     """The change of a pair timed in both runs, if beyond the noise; relative
     to the baseline's `references` in each run when given."""
     pair = [old[key], new[key]]
-    times = [_call_seconds(r) for r in pair]
+    times = [call_seconds(r) for r in pair]
     if references is not None:
-        times = [t / _call_seconds(r) for t, r in zip(times, references)]
+        times = [t / call_seconds(r) for t, r in zip(times, references)]
         pair += references
     # Independent noises add in quadrature; a ratio to the baseline carries
     # the baseline's noise in both runs too.
@@ -150,7 +150,7 @@ def _first_line(record: dict) -> str:
 
 
 def _timed_anywhere(records: Dict[Key, dict], compiler: str) -> bool:
-    return any(k[2] == compiler and _call_seconds(r) is not None for k, r in records.items())
+    return any(k[2] == compiler and call_seconds(r) is not None for k, r in records.items())
 
 
 def compare_results(old_records: Sequence[dict], new_records: Sequence[dict], *,
@@ -186,7 +186,7 @@ def compare_results(old_records: Sequence[dict], new_records: Sequence[dict], *,
         result.compared += 1
         before, after = old[key]["status"], record["status"]
         if before == after == "pass":
-            if key[2] == baseline or None in (_call_seconds(old[key]), _call_seconds(record)):
+            if key[2] == baseline or None in (call_seconds(old[key]), call_seconds(record)):
                 continue
             references = None
             if baseline is not None:
@@ -259,7 +259,7 @@ def _records_table(records: Sequence[dict]) -> Table:
         groups.setdefault((record["corpus"], record["compiler"]), []).append(record["case"])
     return Table([Cell(h) for h in ("corpus", "compiler", "cases", "examples")],
                  [[Cell(corpus), Cell(compiler), Cell(format_count(len(cases))),
-                   Cell(_examples(cases))] for (corpus, compiler), cases in groups.items()],
+                   Cell(examples_text(cases))] for (corpus, compiler), cases in groups.items()],
                  numeric=[2])
 
 

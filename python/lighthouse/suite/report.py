@@ -27,8 +27,8 @@ from ._blocks import (Block, Cell, Details, Facts, Figure, Heading, Paragraph, R
 from .records import FAILED
 
 __all__ = ["FailureGroup", "LatencyCell", "LatencyTable", "Outcomes", "Speedups", "Summary",
-           "geomean", "normalize_message", "render_html", "render_markdown", "render_text",
-           "summarize"]
+           "call_seconds", "examples_text", "geomean", "normalize_message", "render_html",
+           "render_markdown", "render_text", "summarize"]
 
 #: Compilers' colors in the order they first appear: the Okabe-Ito palette
 #: (told apart with the common color vision deficiencies), then a few more.
@@ -240,7 +240,7 @@ def _tags(record: dict) -> dict:
     return record.get("tags") or {}
 
 
-def _call_seconds(record: dict) -> Optional[float]:
+def call_seconds(record: dict) -> Optional[float]:
     """The median call time of a passing, timed record."""
     seconds = record.get("call_seconds")
     if record["status"] == "pass" and isinstance(seconds, (int, float)) and seconds > 0:
@@ -347,7 +347,7 @@ def summarize(runs: Sequence[dict], records: Sequence[dict],
         outcomes.setdefault(key, Outcomes(*key)).counts[record["status"]] += 1
     timed = {}
     for record in records:
-        seconds = _call_seconds(record)
+        seconds = call_seconds(record)
         if seconds is not None:
             timed[(record["corpus"], record["case"], record["compiler"])] = seconds
     speedups, family_speedups = _speedups(records, timed, baseline)
@@ -371,7 +371,7 @@ def _speed_style(ratio: Optional[float]) -> str:
             "bad" if ratio < 1 / (1 + SPEED_COLOR_BAND) else "")
 
 
-def _examples(cases: Sequence[str]) -> str:
+def examples_text(cases: Sequence[str]) -> str:
     more = f" (+{len(cases) - EXAMPLES} more)" if len(cases) > EXAMPLES else ""
     return ", ".join(cases[:EXAMPLES]) + more
 
@@ -570,7 +570,7 @@ def _group_table(summary: Summary, compiler: str, groups: Sequence[FailureGroup]
         [Cell(name), Cell("examples")],
         [[Cell(format_count(len(g.cases[compiler])))] +
          ([Cell(g.status, style="nowrap")] if causes else []) +
-         [Cell(g.label), Cell(_examples(g.cases[compiler]))] for g in groups],
+         [Cell(g.label), Cell(examples_text(g.cases[compiler]))] for g in groups],
         numeric=[0], detail_below=causes)
 
 
