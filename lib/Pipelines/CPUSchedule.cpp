@@ -22,9 +22,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "lighthouse/Pipelines/Passes.h"
+#include "lighthouse/Transforms/Vectorizable.h"
 
 #include "WindowRows.h"
-#include "Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

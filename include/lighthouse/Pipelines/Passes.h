@@ -1,7 +1,7 @@
 //===- Passes.h - lighthouse's passes ---------------------------*- C++ -*-===//
 //
-// The passes of lighthouse's pipelines, declared in Passes.td: their
-// create functions and `registerLighthousePipelinesPasses`.
+// The CPU schedule of lighthouse's fast pipeline, declared in Passes.td: its
+// create function and `registerLighthousePipelinesPasses`.
 //
 //===----------------------------------------------------------------------===//
 
