@@ -8,7 +8,7 @@
 
 #include "lighthouse/InitAll.h"
 
-#include "lighthouse/Pipelines/Passes.h"
+#include "lighthouse/Codegen/CPU/Passes.h"
 #include "lighthouse/Pipelines/Pipelines.h"
 #include "lighthouse/Transforms/Passes.h"
 
@@ -338,7 +338,7 @@ void lighthouse::registerAllPasses() {
     registerCPUConversionPasses();
     // lighthouse's own passes, then the pipelines that name them.
     registerLighthouseTransformsPasses();
-    registerLighthousePipelinesPasses();
+    registerLighthouseCodegenCPUPasses();
     registerPipelines();
   });
 }

@@ -1,13 +1,14 @@
-//===- Passes.td - lighthouse's passes ---------------------*- tablegen -*-===//
+//===- Passes.td - lighthouse's CPU code generator ---------*- tablegen -*-===//
 //
-// The CPU schedule of lighthouse's fast pipeline, declared once: mlir-tblgen
-// generates its base class (argument, description, options, dependent
-// dialects) and a registration function, `registerLighthousePipelinesPasses`.
+// The passes of lighthouse's CPU code generator, declared once: mlir-tblgen
+// generates their base classes (argument, description, options, dependent
+// dialects) and one registration function,
+// `registerLighthouseCodegenCPUPasses`.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIGHTHOUSE_PIPELINES_PASSES
-#define LIGHTHOUSE_PIPELINES_PASSES
+#ifndef LIGHTHOUSE_CODEGEN_CPU_PASSES
+#define LIGHTHOUSE_CODEGEN_CPU_PASSES
 
 include "mlir/Pass/PassBase.td"
 
@@ -45,4 +46,4 @@ def CPUSchedule : Pass<"lighthouse-cpu-schedule", "::mlir::ModuleOp"> {
   ];
 }
 
-#endif // LIGHTHOUSE_PIPELINES_PASSES
+#endif // LIGHTHOUSE_CODEGEN_CPU_PASSES

@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Passes.h"
+#include "lighthouse/Codegen/CPU/Passes.h"
 #include "lighthouse/Transforms/Vectorizable.h"
 
 #include "WindowRows.h"
@@ -48,7 +48,7 @@ using namespace mlir;
 namespace lighthouse {
 
 #define GEN_PASS_DEF_CPUSCHEDULE
-#include "lighthouse/Pipelines/Passes.h.inc"
+#include "lighthouse/Codegen/CPU/Passes.h.inc"
 
 namespace {
 
