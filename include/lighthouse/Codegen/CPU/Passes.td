@@ -13,12 +13,56 @@
 include "mlir/Pass/PassBase.td"
 
 def CPUSchedule : Pass<"lighthouse-cpu-schedule", "::mlir::ModuleOp"> {
-  let summary = "Tile and vectorize linalg ops on tensors for CPUs: matmuls "
-    "for the cache, the registers and threads, with their elementwise "
-    "consumers, a large B copied into panels first; NCHW convolutions and "
-    "poolings in register blocks of channels by rows of pixels, or as 1-D "
-    "windows, split across threads by images, channels or rows; elementwise "
-    "generics, split across threads when large";
+  let summary = "Tile, vectorize and split across threads the linalg ops on "
+    "tensors of a module, for CPUs";
+  let description = [{
+    Tiles and vectorizes linalg ops on tensors for CPUs through a
+    transform-dialect script built per module, so that each op gets tile
+    sizes that fit its shape:
+    - matmuls for the cache, the registers and threads, with their
+      elementwise consumers (bias, activation) computed block by block of C,
+      and a large B first copied into panels in the order the register tiles
+      read it;
+    - NCHW convolutions and poolings in register blocks of channels by rows
+      of pixels (lib/Codegen/CPU/WindowRows.h), or as 1-D windows, split
+      across threads by images, channels or rows;
+    - elementwise generics along their innermost dimension, split across
+      threads when large.
+
+    Everything else, and any op the vectorizer turns down, is left to the
+    loops of the rest of the pipeline.
+
+    A 64x64x64 matmul on one thread (`threads=1`, then `canonicalize,cse`;
+    abridged): register tiles of C of 8x32, held in vector registers across
+    the loop over K, each step of which is 64 FMAs of a broadcast element of
+    A by a row of B.
+
+    ```mlir
+    // before
+    %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+                       outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    // after
+    %r = scf.for %i = %c0 to %c64 step %c8 iter_args(%ci = %c) -> (tensor<64x64xf32>) {
+      %rj = scf.for %j = %c0 to %c64 step %c32 iter_args(%cij = %ci) -> (tensor<64x64xf32>) {
+        %tile = tensor.extract_slice %cij[%i, %j] [8, 32] [1, 1]
+            : tensor<64x64xf32> to tensor<8x32xf32>
+        %acc = vector.transfer_read %tile[%c0, %c0], %poison {in_bounds = [true, true]}
+            : tensor<8x32xf32>, vector<8x32xf32>
+        %sum = scf.for %k = %c0 to %c64 step %c8 iter_args(%v = %acc) -> (vector<8x32xf32>) {
+          %va = vector.transfer_read ... : tensor<8x8xf32>, vector<8x8xf32>
+          %vb = vector.transfer_read ... : tensor<8x32xf32>, vector<8x32xf32>
+          %b0 = vector.extract %vb[0] : vector<32xf32> from vector<8x32xf32>
+          %a00 = vector.extract %va[0, 0] : f32 from vector<8x8xf32>
+          %s00 = vector.broadcast %a00 : f32 to vector<32xf32>
+          %c0v = vector.extract %v[0] : vector<32xf32> from vector<8x32xf32>
+          %f00 = vector.fma %s00, %b0, %c0v : vector<32xf32>
+          ...
+        }
+        // %sum written back into %tile, and %tile into %cij
+      }
+    }
+    ```
+  }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect",
     "::mlir::transform::TransformDialect", "::mlir::scf::SCFDialect",
