@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Sets up lighthouse (build_tools/setup.sh) and runs every test tier against
-# the package installed in .venv: lit + FileCheck (IR, pipelines, tools, C API,
-# ingress), then pytest (Python API, compilation, isolation, extending,
-# upstream MLIR's Python suite), then a sample of the conformance corpora
-# against their expected results (test/conformance). Then builds the repaired
-# wheel and runs lit and pytest against it in a fresh virtual environment.
+# Sets up lighthouse (build_tools/setup.sh), lints the Python sources (ruff,
+# [tool.ruff] in pyproject.toml) and runs every test tier against the package
+# installed in .venv: lit + FileCheck (IR, pipelines, tools, C API, ingress),
+# then pytest (Python API, compilation, isolation, extending, upstream MLIR's
+# Python suite), then a sample of the conformance corpora against their
+# expected results (test/conformance). Then builds the repaired wheel and runs
+# lit and pytest against it in a fresh virtual environment.
 # Extra arguments go to pytest.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "${repo_root}/build_tools/setup.sh"
 cd "${repo_root}"
+echo "== ruff =="
+.venv/bin/ruff check .
 echo "== lit =="
 .venv/bin/lit -v test/
 echo "== pytest =="

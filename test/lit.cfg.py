@@ -2,6 +2,7 @@
 # lighthouse package installed in the Python environment running lit (the
 # `.venv` made by build_tools/setup.sh), not against a build tree.
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -42,8 +43,6 @@ if "PYTHONPATH" in os.environ:
     config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
 
 # Optional Python packages, for `REQUIRES:` lines.
-import importlib.util
-
 for module in ("torch", "onnx", "torch_mlir"):
     if importlib.util.find_spec(module) is not None:
         config.available_features.add(module)

@@ -33,8 +33,9 @@ void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers, in the global pass registry, the passes of the dialects added by
 /// `registerAllDialects`, the generic transformation passes (canonicalize,
-/// cse, inline, ...), the bufferization pipelines, and the conversion passes
-/// needed to lower linalg on tensors to the LLVM dialect on a CPU.
+/// cse, inline, ...), the bufferization pipelines, the conversion passes
+/// needed to lower linalg on tensors to the LLVM dialect on a CPU, and
+/// lighthouse's own passes and pipelines.
 ///
 /// Only individual conversion passes are registered; the upstream
 /// `mlir::registerConversionPasses()` is avoided because it drags in GPU,

@@ -8,7 +8,9 @@
 
 #include "lighthouse/InitAll.h"
 
+#include "lighthouse/Codegen/CPU/Passes.h"
 #include "lighthouse/Pipelines/Pipelines.h"
+#include "lighthouse/Transforms/Passes.h"
 
 #include <mutex>
 
@@ -334,6 +336,9 @@ void lighthouse::registerAllPasses() {
   std::call_once(registered, [] {
     registerDialectPasses();
     registerCPUConversionPasses();
+    // lighthouse's own passes, then the pipelines that name them.
+    registerLighthouseTransformsPasses();
+    registerLighthouseCodegenCPUPasses();
     registerPipelines();
   });
 }

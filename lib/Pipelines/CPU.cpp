@@ -1,7 +1,6 @@
 //===- CPU.cpp - Pipelines from linalg on tensors to LLVM for CPUs --------===//
 
 #include "lighthouse/Pipelines/Pipelines.h"
-#include "lighthouse/Pipelines/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -111,7 +110,6 @@ void buildCPUFastPipeline(OpPassManager &pm) {
 }
 
 void registerPipelines() {
-  registerLighthousePipelinesPasses();
   PassPipelineRegistration<>(
       "lighthouse-cpu",
       "lighthouse's robust CPU pipeline: linalg on tensors to the LLVM "

@@ -38,12 +38,12 @@ def _random_inputs(compiled, dynamic_size: int):
 
     rng = np.random.default_rng(0)
     inputs = []
-    for spec in compiled._arguments:
-        shape = [dynamic_size if d is None else d for d in spec.shape]
-        if spec.dtype.kind == "f":
-            inputs.append(rng.standard_normal(shape).astype(spec.dtype))
+    for dtype, shape in compiled.arguments:
+        shape = [dynamic_size if d is None else d for d in shape]
+        if dtype.kind == "f":
+            inputs.append(rng.standard_normal(shape).astype(dtype))
         else:
-            inputs.append(rng.integers(0, 4, size=shape).astype(spec.dtype))
+            inputs.append(rng.integers(0, 4, size=shape).astype(dtype))
     return inputs
 
 

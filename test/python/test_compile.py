@@ -277,6 +277,46 @@ def test_cache_hit_skips_pipeline_and_jit(tmp_path):
     assert len(list(tmp_path.iterdir())) == 3
 
 
+
+def test_options_object_and_keywords():
+    from lighthouse.compiler import PIPELINES, CompileOptions
+
+    fast = CompileOptions(pipeline="fast", opt_level=1)
+    assert compile_module(EXP, options=fast).pipeline == PIPELINES["fast"]
+    # A keyword argument wins over the options object.
+    assert compile_module(EXP, options=fast, pipeline="default").pipeline == \
+        PIPELINES["default"]
+    with pytest.raises(TypeError, match="unknown compile option.*pipelines; the options are "
+                                        "pipeline, dump_ir"):
+        compile_module(EXP, pipelines="fast")
+    with pytest.raises(TypeError, match="options must be a CompileOptions, got dict"):
+        compile_module(EXP, options={"pipeline": "fast"})
+
+
+def test_cache_hit_keeps_its_own_timings_and_ir(tmp_path):
+    compile_module(EXP, cache_dir=tmp_path)
+    hit = compile_module(EXP, cache_dir=tmp_path, dump_ir=True)
+    assert "cache-load" in hit.timings and "pipeline" not in hit.timings
+    assert "math.exp" in hit.ir["linalg"]
+
+
+def test_compiled_module_outlives_its_ir():
+    import gc
+
+    from lighthouse import ir
+
+    gc.collect()
+    contexts = ir.Context._get_live_count()
+    with ir.Context():
+        module = ir.Module.parse(EXP)
+    compiled = compile_module(module)
+    del module
+    gc.collect()
+    # The JIT keeps object files and linked code, nothing of MLIR's.
+    assert ir.Context._get_live_count() == contexts
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose(compiled(a, np.zeros(4, np.int64)), np.exp(a), rtol=1e-6)
+
 MISSING_FUNCTION = """
 func.func private @lighthouse_test_no_such_function(f32) -> f32
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -382,7 +422,7 @@ def test_module_compiled_in_parts_matches_eager_and_saves(tmp_path, pipeline):
     with torch.no_grad():
         expected = module(*inputs)
     compiled = lighthouse.compile(module, inputs, pipeline=pipeline, jit_threads=2)
-    assert len(compiled._keep_alive.objects()) == 2  # The engine's object files.
+    assert len(compiled._owner.objects()) == 2  # The engine's object files.
     torch.testing.assert_close(compiled(*inputs), expected, **TOLERANCE)
     compiled.save(tmp_path / "block")
     torch.testing.assert_close(load(tmp_path / "block")(*inputs), expected, **TOLERANCE)

@@ -3,7 +3,6 @@
 import ctypes
 
 import numpy as np
-import pytest
 
 from lighthouse import ir
 from lighthouse.execution_engine import ExecutionEngine

@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)")

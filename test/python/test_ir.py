@@ -1,7 +1,5 @@
 """Building, parsing, verifying and printing IR through lighthouse.ir."""
 
-import pytest
-
 from lighthouse import ir
 from lighthouse.dialects import arith, func, linalg, tensor
 

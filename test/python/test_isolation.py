@@ -110,7 +110,7 @@ class TestNextToTorchMlir:
     def test_objects_do_not_cross_bindings(self, torch_mlir_ir):
         with ir.Context():
             ours = ir.Module.parse("func.func @f() { return }")
-            with torch_mlir_ir.Context() as their_ctx:
+            with torch_mlir_ir.Context():
                 # Distinct nanobind domains: a lighthouse object is not a
                 # torch_mlir one, and its capsule name does not match.
                 assert not isinstance(ours, torch_mlir_ir.Module)

@@ -44,7 +44,8 @@ llvm::LogicalResult buildCPUFastPipeline(mlir::OpPassManager &pm,
                                          llvm::raw_ostream &errors);
 
 /// Registers lighthouse's pipelines, `lighthouse-cpu` and
-/// `lighthouse-cpu-fast`, and its passes (Passes.td).
+/// `lighthouse-cpu-fast`. The passes they name are registered apart
+/// (lighthouse::registerAllPasses registers both).
 void registerPipelines();
 
 } // namespace lighthouse

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Passes.h"
+#include "lighthouse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -25,7 +25,7 @@ using namespace mlir;
 namespace lighthouse {
 
 #define GEN_PASS_DEF_PADSINPLACE
-#include "lighthouse/Pipelines/Passes.h.inc"
+#include "lighthouse/Transforms/Passes.h.inc"
 
 namespace {
 

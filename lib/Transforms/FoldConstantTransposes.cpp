@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Passes.h"
+#include "lighthouse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -24,7 +24,7 @@ using namespace mlir;
 namespace lighthouse {
 
 #define GEN_PASS_DEF_FOLDCONSTANTTRANSPOSES
-#include "lighthouse/Pipelines/Passes.h.inc"
+#include "lighthouse/Transforms/Passes.h.inc"
 
 namespace {
 

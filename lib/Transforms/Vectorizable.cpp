@@ -1,6 +1,6 @@
 //===- Vectorizable.cpp - Ops the fast pipeline leaves to loops -----------===//
 
-#include "Vectorizable.h"
+#include "lighthouse/Transforms/Vectorizable.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Operation.h"

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Passes.h"
+#include "lighthouse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -27,7 +27,7 @@ using namespace mlir;
 namespace lighthouse {
 
 #define GEN_PASS_DEF_CONTIGUOUSINNERMOSTLOOP
-#include "lighthouse/Pipelines/Passes.h.inc"
+#include "lighthouse/Transforms/Passes.h.inc"
 
 namespace {
 

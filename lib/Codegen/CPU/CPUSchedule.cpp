@@ -21,10 +21,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Passes.h"
+#include "lighthouse/Codegen/CPU/Passes.h"
+#include "lighthouse/Transforms/Vectorizable.h"
 
 #include "WindowRows.h"
-#include "Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -48,7 +48,7 @@ using namespace mlir;
 namespace lighthouse {
 
 #define GEN_PASS_DEF_CPUSCHEDULE
-#include "lighthouse/Pipelines/Passes.h.inc"
+#include "lighthouse/Codegen/CPU/Passes.h.inc"
 
 namespace {
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Passes.h"
+#include "lighthouse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -21,7 +21,7 @@ using namespace mlir;
 namespace lighthouse {
 
 #define GEN_PASS_DEF_STRIDEDCOPIESTOLOOPS
-#include "lighthouse/Pipelines/Passes.h.inc"
+#include "lighthouse/Transforms/Passes.h.inc"
 
 namespace {
 

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIGHTHOUSE_LIB_PIPELINES_WINDOWROWS_H
-#define LIGHTHOUSE_LIB_PIPELINES_WINDOWROWS_H
+#ifndef LIGHTHOUSE_LIB_CODEGEN_CPU_WINDOWROWS_H
+#define LIGHTHOUSE_LIB_CODEGEN_CPU_WINDOWROWS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -51,4 +51,4 @@ llvm::LogicalResult vectorizeWindowRows(mlir::RewriterBase &rewriter,
 
 } // namespace lighthouse
 
-#endif // LIGHTHOUSE_LIB_PIPELINES_WINDOWROWS_H
+#endif // LIGHTHOUSE_LIB_CODEGEN_CPU_WINDOWROWS_H

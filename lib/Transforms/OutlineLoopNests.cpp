@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Passes.h"
+#include "lighthouse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -31,7 +31,7 @@ using namespace mlir;
 namespace lighthouse {
 
 #define GEN_PASS_DEF_OUTLINELOOPNESTS
-#include "lighthouse/Pipelines/Passes.h.inc"
+#include "lighthouse/Transforms/Passes.h.inc"
 
 namespace {
 

@@ -12,9 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lighthouse/Pipelines/Passes.h"
-
-#include "Vectorizable.h"
+#include "lighthouse/Transforms/Passes.h"
+#include "lighthouse/Transforms/Vectorizable.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -28,7 +27,7 @@ using namespace mlir;
 namespace lighthouse {
 
 #define GEN_PASS_DEF_FUSEELEMENTWISE
-#include "lighthouse/Pipelines/Passes.h.inc"
+#include "lighthouse/Transforms/Passes.h.inc"
 
 namespace {
 

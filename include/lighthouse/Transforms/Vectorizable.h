@@ -1,7 +1,7 @@
 //===- Vectorizable.h - Ops the fast pipeline leaves to loops ---*- C++ -*-===//
 
-#ifndef LIGHTHOUSE_LIB_PIPELINES_VECTORIZABLE_H
-#define LIGHTHOUSE_LIB_PIPELINES_VECTORIZABLE_H
+#ifndef LIGHTHOUSE_TRANSFORMS_VECTORIZABLE_H
+#define LIGHTHOUSE_TRANSFORMS_VECTORIZABLE_H
 
 namespace mlir {
 class Operation;
@@ -18,4 +18,4 @@ bool staysScalar(mlir::Operation *op);
 
 } // namespace lighthouse
 
-#endif // LIGHTHOUSE_LIB_PIPELINES_VECTORIZABLE_H
+#endif // LIGHTHOUSE_TRANSFORMS_VECTORIZABLE_H

@@ -1,0 +1,85 @@
+//===- ExecutionEngine.h - lighthouse's JIT ---------------------*- C++ -*-===//
+//
+// lighthouse's JIT. Unlike MLIR's ExecutionEngine, it compiles on several
+// threads: the LLVM module is split into parts by function, each optimized
+// and compiled to an object file on a thread of its own. It tunes LLVM's
+// pipeline to lighthouse's code (no loop unrolling unless asked: the larger
+// part of the JIT's time, for code that lighthouse's pipelines leave in an
+// order LLVM vectorizes without it), keeps the object files for saving, and
+// says why it failed. The C API (lighthouse-c/ExecutionEngine.h) wraps it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIGHTHOUSE_EXECUTIONENGINE_EXECUTIONENGINE_H
+#define LIGHTHOUSE_EXECUTIONENGINE_EXECUTIONENGINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
+namespace lighthouse {
+
+/// How the JIT compiles a module.
+struct JITOptions {
+  /// LLVM's standard pipeline and code generation level, 0 to 3.
+  int optLevel = 3;
+  /// Whether LLVM's pipeline unrolls loops.
+  bool loopUnrolling = false;
+  /// Parts the module is compiled in at once (at most one per function);
+  /// 0: one per hardware thread that gets 1000 instructions or more.
+  int threads = 0;
+  /// Shared libraries whose symbols the code may refer to, besides this
+  /// process's.
+  llvm::SmallVector<std::string> sharedLibPaths;
+};
+
+/// Code compiled from an LLVM-dialect module for the host CPU, as
+/// position-independent object files linked into this process.
+class ExecutionEngine {
+public:
+  /// JIT-compiles `module` (LLVM dialect, OpenMP allowed). Each function the
+  /// module defines and exports gets a packed entry point,
+  /// `_mlir_<name>(void **arguments)`. A module with global constructors is
+  /// refused.
+  static llvm::Expected<std::unique_ptr<ExecutionEngine>>
+  create(mlir::ModuleOp module, const JITOptions &options);
+
+  ~ExecutionEngine();
+
+  /// The address of `symbol` of the compiled code, linking it first if
+  /// needed. The error of a failed lookup carries what the JIT reported while
+  /// linking (a symbol nothing defines, say), at every lookup.
+  llvm::Expected<void *> lookup(llvm::StringRef symbol);
+
+  /// The relocatable object files the code was compiled into; linked
+  /// together (with lighthouse's runtime libraries), they make a shared
+  /// library of the module.
+  llvm::ArrayRef<llvm::SmallVector<char, 0>> objects() const {
+    return objectFiles;
+  }
+
+private:
+  ExecutionEngine() = default;
+
+  // The JIT is declared last, so destroyed first: it refers to the object
+  // files and reports into `errors` until then.
+  std::vector<llvm::SmallVector<char, 0>> objectFiles;
+  std::mutex errorsMutex;
+  std::string errors;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+} // namespace lighthouse
+
+#endif // LIGHTHOUSE_EXECUTIONENGINE_EXECUTIONENGINE_H

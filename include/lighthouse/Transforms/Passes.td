@@ -1,0 +1,298 @@
+//===- Passes.td - lighthouse's passes ---------------------*- tablegen -*-===//
+//
+// lighthouse's rewrites of linalg, loops and the LLVM dialect that its
+// pipelines use, declared once: mlir-tblgen generates their base classes
+// (argument, description, options, dependent dialects) and one registration
+// function, `registerLighthouseTransformsPasses`. Each description shows a
+// small example; each pass's lit test (test/Transforms) has more.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIGHTHOUSE_TRANSFORMS_PASSES
+#define LIGHTHOUSE_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ContiguousInnermostLoop
+    : Pass<"lighthouse-contiguous-innermost-loop", "::mlir::func::FuncOp"> {
+  let summary = "Put a contiguous output dimension innermost instead of a "
+    "reduction";
+  let description = [{
+    Interchanges the loops of linalg ops on buffers whose innermost loop is a
+    reduction, so that the output's last dimension, contiguous in every
+    operand it indexes, is innermost. LLVM does not vectorize a
+    floating-point reduction without reassociating it; the innermost loop is
+    then a parallel one over unit-stride accesses, which it vectorizes as it
+    is. A matmul's loops become i, k, j:
+
+    ```mlir
+    // before
+    linalg.matmul ins(%a, %b : memref<?x64xf32>, memref<64x32xf32>)
+                  outs(%c : memref<?x32xf32>)
+    // after
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>,
+                                     affine_map<(d0, d1, d2) -> (d1, d2)>,
+                                     affine_map<(d0, d1, d2) -> (d0, d2)>],
+                    iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%a, %b : memref<?x64xf32>, memref<64x32xf32>)
+        outs(%c : memref<?x32xf32>) {
+    ^bb0(%in: f32, %in_0: f32, %out: f32):
+      %0 = arith.mulf %in, %in_0 : f32
+      %1 = arith.addf %out, %0 : f32
+      linalg.yield %1 : f32
+    }
+    ```
+
+    Ops whose output row is read with a stride (a convolution with a stride
+    above 1, a transposed view) are left alone.
+  }];
+}
+
+def FlattenBatchMatmuls
+    : Pass<"lighthouse-flatten-batch-matmuls", "::mlir::ModuleOp"> {
+  let summary = "Rewrite batch matmuls with a weight shared across the batch "
+    "as one matmul";
+  let description = [{
+    `x @ W` with a 3-D `x` and a 2-D weight reaches linalg as a
+    `linalg.batch_matmul` whose right operand is `W` broadcast over the batch
+    (a `linalg.broadcast` or an equivalent generic). The pass rewrites it
+    into one `linalg.matmul` of the stacked rows: no copy of `W` per batch
+    element, and one taller matmul.
+
+    ```mlir
+    // before
+    %bw = linalg.broadcast ins(%w : tensor<32x96xf32>)
+                           outs(%e : tensor<8x32x96xf32>) dimensions = [0]
+    %r = linalg.batch_matmul ins(%x, %bw : tensor<8x2x32xf32>, tensor<8x32x96xf32>)
+                             outs(%init : tensor<8x2x96xf32>) -> tensor<8x2x96xf32>
+    // after
+    %rows = tensor.collapse_shape %x [[0, 1], [2]]
+        : tensor<8x2x32xf32> into tensor<16x32xf32>
+    %rows_init = tensor.collapse_shape %init [[0, 1], [2]]
+        : tensor<8x2x96xf32> into tensor<16x96xf32>
+    %mm = linalg.matmul ins(%rows, %w : tensor<16x32xf32>, tensor<32x96xf32>)
+                        outs(%rows_init : tensor<16x96xf32>) -> tensor<16x96xf32>
+    %r = tensor.expand_shape %mm [[0, 1], [2]] output_shape [8, 2, 96]
+        : tensor<16x96xf32> into tensor<8x2x96xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def FoldConstantTransposes
+    : Pass<"lighthouse-fold-constant-transposes", "::mlir::ModuleOp"> {
+  let summary = "Transpose constant weights at compile time";
+  let description = [{
+    Replaces each `linalg.transpose` of a `dense` or `dense_resource`
+    constant (a weight, as importers produce it) with the transposed
+    constant, so that the weight is transposed once, when compiling, rather
+    than on every call.
+
+    ```mlir
+    // before
+    %w = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+    %init = tensor.empty() : tensor<3x2xf32>
+    %t = linalg.transpose ins(%w : tensor<2x3xf32>) outs(%init : tensor<3x2xf32>)
+                          permutation = [1, 0]
+    // after
+    %t = arith.constant dense<[[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]> : tensor<3x2xf32>
+    ```
+  }];
+}
+
+def FuseElementwise : Pass<"lighthouse-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Merge chains of elementwise generics into one";
+  let description = [{
+    Merges each elementwise `linalg.generic` on tensors into the elementwise
+    generic that is its only user and reads it element for element, so that
+    a chain (an inference batch norm and its ReLU, a bias and an activation)
+    reads and writes the activation once instead of once per op. A result
+    with several users, one read through a broadcast, and ops that the fast
+    pipeline leaves to loops (`i1`, `math.fpowi`) next to ops it vectorizes
+    are left apart.
+
+    ```mlir
+    // before
+    %biased = linalg.generic {indexing_maps = [#id, #row, #id], ...}
+        ins(%x, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+    ^bb0(%v: f32, %c: f32, %o: f32):
+      %s = arith.addf %v, %c : f32
+      linalg.yield %s : f32
+    } -> tensor<4x8xf32>
+    %relu = linalg.generic {indexing_maps = [#id, #id], ...}
+        ins(%biased : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %r = arith.maximumf %v, %zero : f32
+      linalg.yield %r : f32
+    } -> tensor<4x8xf32>
+    // after
+    %relu = linalg.generic {indexing_maps = [#id, #row, #id], ...}
+        ins(%x, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+    ^bb0(%in: f32, %in_0: f32, %out: f32):
+      %s = arith.addf %in, %in_0 : f32
+      %r = arith.maximumf %s, %zero : f32
+      linalg.yield %r : f32
+    } -> tensor<4x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def OutlineLoopNests
+    : Pass<"lighthouse-outline-loop-nests", "::mlir::ModuleOp"> {
+  let summary = "Move runs of top-level loop nests into functions LLVM does "
+    "not inline";
+  let description = [{
+    Moves runs of consecutive top-level loop nests of functions with more
+    than `nests-per-function` of them into private functions that LLVM does
+    not inline. LLVM's loop passes spend time proportional to the size of
+    the whole function on each loop, so the time to optimize one function
+    holding a whole model grows with the square of the model; split, it
+    grows with the model. Constants and global addresses are recomputed in
+    the new functions, values used across runs are passed and returned, and
+    stack allocations stay in the caller. With `nests-per-function=1`:
+
+    ```mlir
+    // before
+    func.func @f(%a: memref<8xf32>, %b: memref<8xf32>) {
+      scf.for %i = %c0 to %c8 step %c1 {
+        memref.store %one, %a[%i] : memref<8xf32>
+      }
+      scf.for %i = %c0 to %c8 step %c1 {
+        memref.store %one, %b[%i] : memref<8xf32>
+      }
+      return
+    }
+    // after
+    func.func @f(%a: memref<8xf32>, %b: memref<8xf32>) {
+      call @f_nests(%a) : (memref<8xf32>) -> ()
+      call @f_nests_0(%b) : (memref<8xf32>) -> ()
+      return
+    }
+    func.func private @f_nests(%a: memref<8xf32>) attributes {
+        llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]} {
+      %c0 = arith.constant 0 : index
+      ...
+      scf.for %i = %c0 to %c8 step %c1 {
+        memref.store %one, %a[%i] : memref<8xf32>
+      }
+      return
+    }
+    func.func private @f_nests_0(%b: memref<8xf32>) attributes {...} {...}
+    ```
+  }];
+  let options = [
+    Option<"nestsPerFunction", "nests-per-function", "int64_t",
+      /*default=*/"32",
+      "Most loop nests a function keeps; a function with more is split into "
+      "runs of this many">,
+  ];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
+def PadsInPlace : Pass<"lighthouse-pads-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite tensor.pad into a fill and an insert_slice of the "
+    "source";
+  let description = [{
+    Rewrites `tensor.pad` into a fill of the padded tensor and an
+    `insert_slice` of the source, so that `eliminate-empty-tensors` has the
+    op computing the source write into the interior of the padded buffer
+    instead of into a buffer of its own that is then copied.
+
+    ```mlir
+    // before
+    %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%i: index, %j: index, %k: index, %l: index):
+      tensor.yield %zero : f32
+    } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+    // after
+    %e = tensor.empty() : tensor<1x4x10x10xf32>
+    %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x10x10xf32>)
+        -> tensor<1x4x10x10xf32>
+    %p = tensor.insert_slice %x into %fill[0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
+        : tensor<1x4x8x8xf32> into tensor<1x4x10x10xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def ReadOnlyArguments
+    : Pass<"lighthouse-read-only-arguments", "::mlir::ModuleOp"> {
+  let summary = "Mark the tensor arguments of public functions read-only for "
+    "bufferization";
+  let description = [{
+    Marks the tensor arguments of public functions
+    `bufferization.writable = false`, so that one-shot bufferization gives
+    results buffers of their own instead of writing into the caller's
+    inputs. Private functions are unchanged.
+
+    ```mlir
+    // before
+    func.func @exp(%a: tensor<4xf32>) -> tensor<4xf32>
+    // after
+    func.func @exp(%a: tensor<4xf32> {bufferization.writable = false}) -> tensor<4xf32>
+    ```
+  }];
+}
+
+def LowerRuntimeChecks
+    : Pass<"lighthouse-lower-runtime-checks", "::mlir::ModuleOp"> {
+  let summary = "Turn cf.assert into a call of lighthouse's runtime that "
+    "returns to the caller";
+  let description = [{
+    Turns each `cf.assert` into a call of `lighthouseRuntimeCheckFailed`
+    (lighthouse-c/Runtime.h) when its condition does not hold; the runtime
+    returns to the caller of the compiled code with the message instead of
+    aborting the process. Each distinct message becomes one global. Asserts
+    in parallel loops keep aborting.
+
+    ```mlir
+    // before
+    %same = arith.cmpi eq, %n, %m : index
+    cf.assert %same, "sizes differ"
+    // after
+    llvm.mlir.global private constant @lighthouse_check("sizes differ\00")
+    func.func private @lighthouseRuntimeCheckFailed(!llvm.ptr)
+    ...
+    %same = arith.cmpi eq, %n, %m : index
+    %true = arith.constant true
+    %failed = arith.xori %same, %true : i1
+    scf.if %failed {
+      %message = llvm.mlir.addressof @lighthouse_check : !llvm.ptr
+      func.call @lighthouseRuntimeCheckFailed(%message) : (!llvm.ptr) -> ()
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def StridedCopiesToLoops
+    : Pass<"lighthouse-strided-copies-to-loops", "::mlir::ModuleOp"> {
+  let summary = "Rewrite copies between strided buffers into linalg.copy";
+  let description = [{
+    Rewrites `memref.copy` between buffers that are not both contiguous (the
+    interior of a padded image, a slice of a larger tensor) into
+    `linalg.copy`, which lowers to loops LLVM vectorizes instead of a call of
+    the runtime's element-by-element `memrefCopy`. Copies between contiguous
+    buffers stay `memref.copy` (a memcpy).
+
+    ```mlir
+    // before
+    memref.copy %image, %interior : memref<1x3x16x16xf32>
+        to memref<1x3x16x16xf32, strided<[972, 324, 18, 1], offset: 19>>
+    // after
+    linalg.copy ins(%image : memref<1x3x16x16xf32>)
+        outs(%interior : memref<1x3x16x16xf32, strided<[972, 324, 18, 1], offset: 19>>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+#endif // LIGHTHOUSE_TRANSFORMS_PASSES

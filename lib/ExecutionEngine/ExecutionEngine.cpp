@@ -1,0 +1,290 @@
+//===- ExecutionEngine.cpp - lighthouse's JIT -----------------------------===//
+
+#include "lighthouse/ExecutionEngine/ExecutionEngine.h"
+
+#include "ModuleSplitting.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/FunctionExtras.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+using namespace lighthouse;
+
+namespace {
+
+/// How each part of the module is compiled.
+struct CodeGen {
+  llvm::orc::JITTargetMachineBuilder machine;
+  llvm::OptimizationLevel level;
+  bool loopUnrolling;
+};
+
+} // namespace
+
+/// Gives each function that `module` defines and exports an entry point
+/// taking its arguments packed: `_mlir_<name>(void **arguments)`, where
+/// `arguments[i]` points to argument `i` and, for a function with a result,
+/// `arguments[n]` to where the result is stored. lighthouse's callers call
+/// these (the `_mlir_ciface_` functions' packed entries), as the callers of
+/// MLIR's ExecutionEngine do.
+static llvm::Error addPackedEntries(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::PointerType *pointer = llvm::PointerType::getUnqual(context);
+  auto *entryType = llvm::FunctionType::get(llvm::Type::getVoidTy(context),
+                                            {pointer}, /*isVarArg=*/false);
+  SmallVector<llvm::Function *> exported;
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() && !function.hasLocalLinkage())
+      exported.push_back(&function);
+  for (llvm::Function *function : exported) {
+    std::string name = ("_mlir_" + function->getName()).str();
+    if (module.getNamedValue(name))
+      return llvm::createStringError(
+          "the module defines " + name + ", the name of " +
+          function->getName().str() + "'s packed entry point");
+    auto *entry = llvm::Function::Create(
+        entryType, llvm::GlobalValue::ExternalLinkage, name, module);
+    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "", entry));
+    llvm::Value *packed = entry->getArg(0);
+    auto address = [&](unsigned index) {
+      return builder.CreateLoad(
+          pointer, builder.CreateConstGEP1_64(pointer, packed, index));
+    };
+    SmallVector<llvm::Value *> arguments;
+    for (llvm::Argument &argument : function->args())
+      arguments.push_back(
+          builder.CreateLoad(argument.getType(), address(argument.getArgNo())));
+    llvm::CallInst *result = builder.CreateCall(function, arguments);
+    if (!result->getType()->isVoidTy())
+      builder.CreateStore(result, address(function->arg_size()));
+    builder.CreateRetVoid();
+  }
+  return llvm::Error::success();
+}
+
+/// Runs LLVM's standard pipeline on `module`.
+static void optimize(llvm::Module &module, const CodeGen &codeGen,
+                     llvm::TargetMachine &targetMachine) {
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = codeGen.loopUnrolling;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder builder(&targetMachine, tuning);
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager passes =
+      codeGen.level == llvm::OptimizationLevel::O0
+          ? builder.buildO0DefaultPipeline(codeGen.level)
+          : builder.buildPerModuleDefaultPipeline(codeGen.level);
+  passes.run(module, modules);
+}
+
+/// Optimizes `module` and compiles it into `object`, with a target machine
+/// of its own: parts compile on separate threads.
+static llvm::Error compile(llvm::Module &module, const CodeGen &codeGen,
+                           llvm::SmallVector<char, 0> &object) {
+  llvm::orc::JITTargetMachineBuilder machine = codeGen.machine;
+  auto targetMachine = machine.createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+  optimize(module, codeGen, **targetMachine);
+  llvm::raw_svector_ostream stream(object);
+  llvm::legacy::PassManager passes;
+  if ((*targetMachine)
+          ->addPassesToEmitFile(passes, stream, nullptr,
+                                llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("LLVM cannot emit object files for " +
+                                   module.getTargetTriple().str());
+  passes.run(module);
+  return llvm::Error::success();
+}
+
+/// Compiles `module` into one object file per part, the parts on threads
+/// of their own. A part is a module of its own in a context of its own (an
+/// LLVM context is not shared across threads), which it is read into from
+/// bitcode.
+static llvm::Error
+compileInParts(llvm::Module &module, unsigned numParts, const CodeGen &codeGen,
+               std::vector<llvm::SmallVector<char, 0>> &objects) {
+  if (numParts <= 1) {
+    objects.resize(1);
+    return compile(module, codeGen, objects[0]);
+  }
+  std::vector<llvm::SmallVector<char, 0>> bitcode;
+  for (const std::unique_ptr<llvm::Module> &part :
+       splitModule(module, numParts)) {
+    llvm::raw_svector_ostream stream(bitcode.emplace_back());
+    llvm::WriteBitcodeToFile(*part, stream);
+  }
+  objects.resize(bitcode.size());
+  std::vector<std::string> errors(bitcode.size());
+  // At most one thread per hardware thread, however many parts were asked.
+  llvm::DefaultThreadPool threads(llvm::optimal_concurrency(bitcode.size()));
+  for (size_t index = 0; index < bitcode.size(); ++index)
+    threads.async([&, index] {
+      llvm::LLVMContext context;
+      llvm::Error error = [&]() -> llvm::Error {
+        auto part = llvm::parseBitcodeFile(
+            llvm::MemoryBufferRef(
+                llvm::StringRef(bitcode[index].data(), bitcode[index].size()),
+                "part"),
+            context);
+        if (!part)
+          return part.takeError();
+        return compile(**part, codeGen, objects[index]);
+      }();
+      if (error)
+        errors[index] = llvm::toString(std::move(error));
+    });
+  threads.wait();
+  for (const std::string &error : errors)
+    if (!error.empty())
+      return llvm::createStringError(error);
+  return llvm::Error::success();
+}
+
+/// The JIT, linking `objects` against this process and `sharedLibPaths`,
+/// with `reportError` called with what it reports while linking.
+static llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
+createJit(llvm::orc::JITTargetMachineBuilder machine,
+          llvm::ArrayRef<std::string> sharedLibPaths,
+          llvm::ArrayRef<llvm::SmallVector<char, 0>> objects,
+          llvm::unique_function<void(llvm::Error)> reportError) {
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(machine))
+                 .create();
+  if (!jit)
+    return jit.takeError();
+  (*jit)->getExecutionSession().setErrorReporter(std::move(reportError));
+  llvm::orc::JITDylib &library = (*jit)->getMainJITDylib();
+  char prefix = (*jit)->getDataLayout().getGlobalPrefix();
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process)
+    return process.takeError();
+  library.addGenerator(std::move(*process));
+  for (const std::string &path : sharedLibPaths) {
+    auto shared =
+        llvm::orc::DynamicLibrarySearchGenerator::Load(path.c_str(), prefix);
+    if (!shared)
+      return shared.takeError();
+    library.addGenerator(std::move(*shared));
+  }
+  for (const llvm::SmallVector<char, 0> &object : objects)
+    if (llvm::Error error =
+            (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBuffer(
+                llvm::StringRef(object.data(), object.size()), "lighthouse",
+                /*RequiresNullTerminator=*/false)))
+      return std::move(error);
+  return std::move(*jit);
+}
+
+llvm::Expected<std::unique_ptr<ExecutionEngine>>
+ExecutionEngine::create(ModuleOp module, const JITOptions &options) {
+  int optLevel = options.optLevel;
+  static const llvm::OptimizationLevel levels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  if (optLevel < 0 || optLevel > 3)
+    return llvm::createStringError("optimization level " +
+                                   std::to_string(optLevel) +
+                                   " is not one of 0, 1, 2, 3");
+  if (options.threads < 0)
+    return llvm::createStringError(
+        "threads must be 0 (one per hardware thread) or more, got " +
+        std::to_string(options.threads));
+  static bool nativeTargetReady = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmParser();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)nativeTargetReady;
+
+  auto machine = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machine)
+    return machine.takeError();
+  // Position-independent: the object files link into a shared library.
+  machine->setRelocationModel(llvm::Reloc::PIC_);
+  machine->setCodeGenOptLevel(static_cast<llvm::CodeGenOptLevel>(optLevel));
+  CodeGen codeGen{*machine, levels[optLevel], options.loopUnrolling};
+  auto targetMachine = machine->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+
+  MLIRContext &context = *module.getContext();
+  registerBuiltinDialectTranslation(context);
+  registerLLVMDialectTranslation(context);
+  registerOpenMPDialectTranslation(context);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return llvm::createStringError(
+        "the module does not translate to LLVM IR (see the diagnostics)");
+  llvmModule->setDataLayout((*targetMachine)->createDataLayout());
+  llvmModule->setTargetTriple((*targetMachine)->getTargetTriple());
+  // Objects linked by the JIT have no step that runs them.
+  for (StringRef name : {"llvm.global_ctors", "llvm.global_dtors"})
+    if (llvmModule->getNamedGlobal(name))
+      return llvm::createStringError(
+          llvm::Twine("the module has global constructors or destructors (") +
+          name + "), which lighthouse's JIT does not run");
+  if (llvm::Error error = addPackedEntries(*llvmModule))
+    return error;
+
+  std::unique_ptr<ExecutionEngine> engine(new ExecutionEngine());
+  if (llvm::Error error =
+          compileInParts(*llvmModule, countParts(*llvmModule, options.threads),
+                         codeGen, engine->objectFiles))
+    return std::move(error);
+  ExecutionEngine *self = engine.get();
+  auto jit = createJit(*machine, options.sharedLibPaths, engine->objectFiles,
+                       [self](llvm::Error error) {
+                         std::lock_guard<std::mutex> lock(self->errorsMutex);
+                         self->errors +=
+                             "\n" + llvm::toString(std::move(error));
+                       });
+  if (!jit)
+    return jit.takeError();
+  engine->jit = std::move(*jit);
+  return engine;
+}
+
+ExecutionEngine::~ExecutionEngine() = default;
+
+llvm::Expected<void *> ExecutionEngine::lookup(llvm::StringRef symbol) {
+  auto address = jit->lookup(symbol);
+  if (!address) {
+    std::string message = llvm::toString(address.takeError());
+    {
+      std::lock_guard<std::mutex> lock(errorsMutex);
+      message += errors;
+    }
+    return llvm::createStringError(message);
+  }
+  return address->toPtr<void *>();
+}

@@ -1,0 +1,167 @@
+"""What compiling gives: `CompiledModule`, a native function called with arrays.
+
+Its code lives in lighthouse's JIT (compiled in this process) or in a shared
+library (loaded by `lighthouse.compiler.load`); either way it is called
+through its packed entry point, with the tensor types of its signature.
+"""
+
+import os
+import sys
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import ir
+from ._mlir_libs._lighthouse import NativeFunction
+
+__all__ = ["CompiledModule"]
+
+_ELEMENT_TYPES = {
+    "f16": np.float16, "f32": np.float32, "f64": np.float64,
+    "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+    "ui8": np.uint8,
+}
+
+# OpenMP threads that wait for work after a parallel region spin for 200 ms by
+# default, taking the cores from everything else in the process (PyTorch's own
+# threads, say); yield them at once instead, unless the user chose otherwise.
+os.environ.setdefault("KMP_BLOCKTIME", "0")
+
+
+class _TensorSpec:
+    """A tensor argument or result of the compiled function."""
+
+    def __init__(self, dtype: np.dtype, shape: list):
+        self.dtype = np.dtype(dtype)
+        self.shape = list(shape)  # None for a dynamic dimension
+
+    @classmethod
+    def of_type(cls, tensor_type: ir.RankedTensorType) -> "_TensorSpec":
+        element = str(tensor_type.element_type)
+        if element not in _ELEMENT_TYPES:
+            raise NotImplementedError(
+                f"lighthouse cannot yet pass tensors of {element} to compiled code")
+        return cls(_ELEMENT_TYPES[element],
+                   [None if tensor_type.is_dynamic_dim(i) else tensor_type.shape[i]
+                    for i in range(tensor_type.rank)])
+
+    @classmethod
+    def from_json(cls, spec: dict) -> "_TensorSpec":
+        return cls(spec["dtype"], spec["shape"])
+
+    def native(self) -> tuple:
+        """As `NativeFunction` takes it."""
+        return (self.dtype.kind, self.dtype.itemsize,
+                [-1 if d is None else d for d in self.shape])
+
+    def to_json(self) -> dict:
+        return {"dtype": self.dtype.name, "shape": self.shape}
+
+    def public(self) -> Tuple[np.dtype, tuple]:
+        return self.dtype, tuple(self.shape)
+
+    def describe(self) -> str:
+        dims = "x".join("?" if d is None else str(d) for d in self.shape)
+        return f"{self.dtype}[{dims}]"
+
+
+class CompiledModule:
+    """A JIT-compiled function; call it with arrays like the model it came from.
+
+    Arrays are passed without copies when C-contiguous; results are arrays of
+    the kind of the arguments (torch tensors if any argument is one), over
+    buffers the compiled code allocated and hands over.
+
+    Attributes:
+      pipeline: the pass pipeline it was compiled with.
+      timings: seconds spent in each compilation stage.
+      ir: the IR after each stage, when compiled with `dump_ir`.
+    """
+
+    def __init__(self, address: int, owner, function_name: str,
+                 arguments: Sequence[_TensorSpec], results: Sequence[_TensorSpec],
+                 pipeline: str, timings: Optional[dict] = None, ir: Optional[dict] = None):
+        """Wraps the packed entry point `_mlir_<function_name>` at `address`,
+        whose code `owner` (lighthouse's execution engine, or the `ctypes.CDLL`
+        of a saved module) holds: it is kept as long as this object."""
+        self._function = NativeFunction(address, [a.native() for a in arguments],
+                                         [r.native() for r in results])
+        self._owner = owner
+        self._function_name = function_name
+        self._arguments = list(arguments)
+        self._results = list(results)
+        self.pipeline = pipeline
+        self.timings = {} if timings is None else timings
+        self.ir = {} if ir is None else ir
+
+    @property
+    def function_name(self) -> str:
+        """The name of the compiled function in its module."""
+        return self._function_name
+
+    @property
+    def arguments(self) -> Tuple[Tuple[np.dtype, tuple], ...]:
+        """(dtype, shape) of each argument; None in a shape is a dynamic size."""
+        return tuple(a.public() for a in self._arguments)
+
+    @property
+    def results(self) -> Tuple[Tuple[np.dtype, tuple], ...]:
+        """(dtype, shape) of each result; None in a shape is a dynamic size."""
+        return tuple(r.public() for r in self._results)
+
+    def signature(self) -> str:
+        arguments = ", ".join(a.describe() for a in self._arguments)
+        results = ", ".join(r.describe() for r in self._results)
+        return f"{self._function_name}({arguments}) -> ({results})"
+
+    def __repr__(self):
+        return f"<lighthouse.CompiledModule {self.signature()}>"
+
+    def save(self, path) -> None:
+        """Saves the compiled code (a shared library) and a manifest to the folder
+        `path`; `lighthouse.compiler.load(path)` runs it without recompiling."""
+        from . import saved
+
+        saved.save(path, self._owner, function_name=self._function_name,
+                   pipeline=self.pipeline, arguments=self._arguments, results=self._results)
+
+    def _check_argument(self, index: int, value, spec: _TensorSpec, torch) -> np.ndarray:
+        if torch is not None and isinstance(value, torch.Tensor):
+            if value.device.type != "cpu":
+                raise TypeError(f"argument {index}: lighthouse runs on the CPU, the tensor "
+                                f"is on {value.device}")
+            value = value.detach().numpy()
+        elif not isinstance(value, np.ndarray):
+            raise TypeError(f"argument {index}: expected a numpy array or a torch tensor "
+                            f"of {spec.describe()}, got {type(value).__name__}")
+        if value.dtype != spec.dtype:
+            raise TypeError(f"argument {index}: expected {spec.dtype} elements, got "
+                            f"{value.dtype}")
+        if value.ndim != len(spec.shape):
+            raise ValueError(f"argument {index}: expected rank {len(spec.shape)} "
+                             f"({spec.describe()}), got shape {tuple(value.shape)}")
+        for dim, (expected, actual) in enumerate(zip(spec.shape, value.shape)):
+            if expected is not None and expected != actual:
+                raise ValueError(f"argument {index}: dimension {dim} must be {expected} "
+                                 f"({spec.describe()}), got shape {tuple(value.shape)}")
+        return value if value.flags.c_contiguous else np.ascontiguousarray(value)
+
+    def __call__(self, *args):
+        torch = sys.modules.get("torch")
+        outputs = self._function(*args)
+        if outputs is None:
+            # An argument is not a contiguous array of the expected dtype and
+            # shape: check it, then report or convert it.
+            if len(args) != len(self._arguments):
+                raise TypeError(f"{self.signature()} takes {len(self._arguments)} "
+                                f"arguments, got {len(args)}")
+            outputs = self._function(*[self._check_argument(i, a, s, torch) for i, (a, s)
+                                       in enumerate(zip(args, self._arguments))])
+            if outputs is None:
+                kinds = ", ".join(type(a).__name__ for a in args)
+                raise TypeError(f"lighthouse could not pass ({kinds}) to {self.signature()} "
+                                "although they passed its checks: a lighthouse bug")
+        # Results are of the kind the arguments are.
+        if torch is not None and any(isinstance(a, torch.Tensor) for a in args):
+            outputs = [torch.from_numpy(o) for o in outputs]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
