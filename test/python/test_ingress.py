@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
 import pytest
 
 torch = pytest.importorskip("torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)")
