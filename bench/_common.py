@@ -38,23 +38,33 @@ def peak_gflops() -> tuple:
     cores = os.cpu_count() or 1
     ghz = cpu_mhz() / 1000
     # An FMA is two flops.
-    return cores * ghz * fma_units * lanes * 2, f"{cores} cores x {ghz:.2f} GHz x " \
-        f"{fma_units} FMA x {lanes} f32 lanes x 2"
+    return (
+        cores * ghz * fma_units * lanes * 2,
+        f"{cores} cores x {ghz:.2f} GHz x {fma_units} FMA x {lanes} f32 lanes x 2",
+    )
 
 
 def describe_machine() -> str:
-    model = next((line.split(":", 1)[1].strip() for line in
-                  Path("/proc/cpuinfo").read_text().splitlines()
-                  if line.startswith("model name")), platform.processor())
+    model = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     flags = cpu_flags()
     vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE"
     peak, formula = peak_gflops()
-    return (f"machine: {model}, {os.cpu_count()} cores, {vector}, "
-            f"{cpu_mhz():.0f} MHz; f32 peak {peak:.1f} GFLOPS ({formula})")
+    return (
+        f"machine: {model}, {os.cpu_count()} cores, {vector}, "
+        f"{cpu_mhz():.0f} MHz; f32 peak {peak:.1f} GFLOPS ({formula})"
+    )
 
 
-def interleaved_seconds(functions: dict, rounds: int, calls: int = 1,
-                        pause: float = 0.005, budget: float = 30.0) -> dict:
+def interleaved_seconds(
+    functions: dict, rounds: int, calls: int = 1, pause: float = 0.005, budget: float = 30.0
+) -> dict:
     """Median seconds per call of each function, measured side by side:
     `calls` calls a turn, the functions taking turns, as lh-suite times
     (`lighthouse.suite.timing`, which says why)."""

@@ -57,18 +57,23 @@ def first_result(tool: str, name: str, pipeline: str) -> dict:
     """Compiles the test model `name` with `tool` and calls it once: the
     seconds it took, and for lighthouse those spent in torch.export."""
     _, module, inputs, dynamic_shapes = next(
-        m for m in [*models.torch_models(), warm_up_model()] if m[0] == name)
+        m for m in [*models.torch_models(), warm_up_model()] if m[0] == name
+    )
     start = time.perf_counter()
     if tool in ("lighthouse", "unrolled"):
-        compiled = lighthouse.compile(module, inputs, dynamic_shapes=dynamic_shapes,
-                                      pipeline=pipeline, unroll_loops=tool == "unrolled")
+        compiled = lighthouse.compile(
+            module,
+            inputs,
+            dynamic_shapes=dynamic_shapes,
+            pipeline=pipeline,
+            unroll_loops=tool == "unrolled",
+        )
         compiled(*inputs)
         export = compiled.timings["export"]
     else:
         torch._dynamo.reset()
         with torch.no_grad():
-            torch.compile(module, backend="inductor",
-                          dynamic=dynamic_shapes is not None)(*inputs)
+            torch.compile(module, backend="inductor", dynamic=dynamic_shapes is not None)(*inputs)
         export = None
     return {"seconds": time.perf_counter() - start, "export": export}
 
@@ -85,8 +90,9 @@ def measure(tool: str, name: str, pipeline: str, warm: bool) -> dict:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pipeline", default="default")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="processes per figure, of which the median is shown")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="processes per figure, of which the median is shown"
+    )
     parser.add_argument("--one", nargs=2, metavar=("TOOL", "MODEL"), help=argparse.SUPPRESS)
     parser.add_argument("--warm", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -97,23 +103,27 @@ def main():
         return
     print(_common.describe_machine())
     print(f"seconds from the model to its first result; lighthouse pipeline {args.pipeline!r}")
-    print(f"  {'model':18} {'':>4} {'lighthouse':>11} {'torch.export':>13} {'lh own':>7} "
-          f"{'unrolled':>9} {'inductor':>9} {'lh/inductor':>12} {'own/inductor':>13} "
-          f"{'unrolled/inductor':>18}")
+    print(
+        f"  {'model':18} {'':>4} {'lighthouse':>11} {'torch.export':>13} {'lh own':>7} "
+        f"{'unrolled':>9} {'inductor':>9} {'lh/inductor':>12} {'own/inductor':>13} "
+        f"{'unrolled/inductor':>18}"
+    )
     for name in (m[0] for m in models.torch_models()):
         for label in ("cold", "warm"):
             runs = {tool: [] for tool in TOOLS}
             for _ in range(args.repeat):
                 for tool in TOOLS:
                     runs[tool].append(measure(tool, name, args.pipeline, label == "warm"))
-            median = {tool: statistics.median(r["seconds"] for r in runs[tool])
-                      for tool in TOOLS}
+            median = {tool: statistics.median(r["seconds"] for r in runs[tool]) for tool in TOOLS}
             export = statistics.median(r["export"] for r in runs["lighthouse"])
             own = statistics.median(r["seconds"] - r["export"] for r in runs["lighthouse"])
             lh, unrolled, inductor = (median[tool] for tool in TOOLS)
-            print(f"  {name:18} {label:>4} {lh:11.2f} {export:13.2f} {own:7.2f} "
-                  f"{unrolled:9.2f} {inductor:9.2f} {lh / inductor:12.2f} "
-                  f"{own / inductor:13.2f} {unrolled / inductor:18.2f}", flush=True)
+            print(
+                f"  {name:18} {label:>4} {lh:11.2f} {export:13.2f} {own:7.2f} "
+                f"{unrolled:9.2f} {inductor:9.2f} {lh / inductor:12.2f} "
+                f"{own / inductor:13.2f} {unrolled / inductor:18.2f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -50,8 +50,10 @@ def main():
     torch.set_grad_enabled(False)
     variants = {"outlined": args.pipeline, "one function": one_function_variant(args.pipeline)}
     print(f"pipeline {args.pipeline!r}: pipeline + JIT in seconds, calls in microseconds")
-    print(f"  {'blocks':>6} {'outlined':>9} {'one function':>13} "
-          f"{'ratio':>6} {'call outlined':>14} {'one function':>13} {'ratio':>6}")
+    print(
+        f"  {'blocks':>6} {'outlined':>9} {'one function':>13} "
+        f"{'ratio':>6} {'call outlined':>14} {'one function':>13} {'ratio':>6}"
+    )
     block = models.TransformerBlock
     inputs = (torch.randn(2, 8, 32, generator=torch.Generator().manual_seed(0)),)
     for count in (int(b) for b in args.blocks.split(",")):
@@ -65,17 +67,21 @@ def main():
             for name, pipeline in order if turn % 2 else reversed(order):
                 compiled[name] = lighthouse.compile(program, inputs, pipeline=pipeline)
                 seconds[name].append(compile_seconds(compiled[name]))
-                torch.testing.assert_close(compiled[name](*inputs), expected,
-                                           rtol=1e-4, atol=1e-4)
+                torch.testing.assert_close(compiled[name](*inputs), expected, rtol=1e-4, atol=1e-4)
         arrays = [x.numpy() for x in inputs]
         calls = _common.interleaved_seconds(
             {name: (lambda f=f: f(*arrays)) for name, f in compiled.items()},
-            rounds=args.rounds, calls=args.calls)
+            rounds=args.rounds,
+            calls=args.calls,
+        )
         median = {name: statistics.median(s) for name, s in seconds.items()}
-        print(f"  {count:6} {median['outlined']:9.2f} {median['one function']:13.2f} "
-              f"{median['one function'] / median['outlined']:6.2f} "
-              f"{calls['outlined'] * 1e6:14.1f} {calls['one function'] * 1e6:13.1f} "
-              f"{calls['one function'] / calls['outlined']:6.2f}", flush=True)
+        print(
+            f"  {count:6} {median['outlined']:9.2f} {median['one function']:13.2f} "
+            f"{median['one function'] / median['outlined']:6.2f} "
+            f"{calls['outlined'] * 1e6:14.1f} {calls['one function'] * 1e6:13.1f} "
+            f"{calls['one function'] / calls['outlined']:6.2f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

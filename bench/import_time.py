@@ -16,10 +16,12 @@ STATEMENTS = {
     "lighthouse.ir": "import lighthouse.ir",
     # lighthouse.ir imports numpy when it can; this shows the bindings alone.
     "lighthouse.ir, numpy blocked": (
-        "import sys; sys.modules['numpy'] = None; import lighthouse.ir"),
+        "import sys; sys.modules['numpy'] = None; import lighthouse.ir"
+    ),
     "lighthouse.ir + Context()": "import lighthouse.ir as ir; ir.Context()",
     "lighthouse.ir + func, arith, linalg": (
-        "import lighthouse.ir; from lighthouse.dialects import func, arith, linalg"),
+        "import lighthouse.ir; from lighthouse.dialects import func, arith, linalg"
+    ),
 }
 
 TIMER = """
@@ -31,8 +33,12 @@ print(time.perf_counter() - start)
 
 
 def time_once(statement):
-    out = subprocess.run([sys.executable, "-c", TIMER.format(statement=statement)],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", TIMER.format(statement=statement)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return float(out.strip().splitlines()[-1])
 
 
@@ -43,8 +49,10 @@ def main():
 
     for statement in STATEMENTS.values():  # warm the file cache
         time_once(statement)
-    medians = {name: statistics.median(time_once(stmt) for _ in range(args.runs))
-               for name, stmt in STATEMENTS.items()}
+    medians = {
+        name: statistics.median(time_once(stmt) for _ in range(args.runs))
+        for name, stmt in STATEMENTS.items()
+    }
     baseline = medians["numpy"]
     print(f"{'import':40} {'median ms':>10} {'/ numpy':>8}   ({args.runs} runs each)")
     for name, seconds in medians.items():

@@ -39,11 +39,12 @@ def measure(module, inputs, dynamic_shapes):
     """Seconds of each step, once."""
     steps = {}
     exported, steps["torch.export"] = timed(
-        lambda: torch.export.export(module, inputs, dynamic_shapes=dynamic_shapes))
-    program, steps["decompositions (lighthouse)"] = timed(
-        lambda: torch_ingress.export(exported))
+        lambda: torch.export.export(module, inputs, dynamic_shapes=dynamic_shapes)
+    )
+    program, steps["decompositions (lighthouse)"] = timed(lambda: torch_ingress.export(exported))
     _, steps["decompositions (run_decompositions)"] = timed(
-        lambda: exported.run_decompositions(fx_decomp_util.get_decomposition_table()))
+        lambda: exported.run_decompositions(fx_decomp_util.get_decomposition_table())
+    )
     with ir.Context() as context:
         from lighthouse.extras.fx_importer import FxImporter
 
@@ -53,17 +54,19 @@ def measure(module, inputs, dynamic_shapes):
             return name_torch_operators(importer.module)
 
         raw, steps["FX import (lighthouse context)"] = timed(fx_import)
-        _, steps["lower to linalg (torch-mlir)"] = timed(
-            lambda: torch_ingress.lower_to_linalg(raw))
+        _, steps["lower to linalg (torch-mlir)"] = timed(lambda: torch_ingress.lower_to_linalg(raw))
         onnx_bytes, steps["ONNX export (torch.onnx)"] = timed(
-            lambda: models.exported_onnx(module, inputs))
+            lambda: models.exported_onnx(module, inputs)
+        )
         import onnx
 
         onnx_raw, steps["ONNX import (lighthouse context)"] = timed(
-            lambda: onnx_ingress.import_model(onnx.load_from_string(onnx_bytes)))
+            lambda: onnx_ingress.import_model(onnx.load_from_string(onnx_bytes))
+        )
         try:
             _, steps["ONNX lower to linalg (torch-mlir)"] = timed(
-                lambda: onnx_ingress.lower_to_linalg(onnx_raw))
+                lambda: onnx_ingress.lower_to_linalg(onnx_raw)
+            )
         except onnx_ingress.LoweringError as error:
             steps["ONNX lower to linalg (torch-mlir)"] = f"fails: cannot lower {error.ops}"
     return steps

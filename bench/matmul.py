@@ -23,13 +23,16 @@ def main():
     parser.add_argument("--pipeline", default="default")
     parser.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
     parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--bias-relu", action="store_true",
-                        help="time relu(A @ B + bias) instead of A @ B")
+    parser.add_argument(
+        "--bias-relu", action="store_true", help="time relu(A @ B + bias) instead of A @ B"
+    )
     args = parser.parse_args()
     peak, _ = _common.peak_gflops()
     print(_common.describe_machine())
-    print(f"torch {torch.__version__} ({torch.get_num_threads()} threads); "
-          f"lighthouse pipeline {args.pipeline!r}")
+    print(
+        f"torch {torch.__version__} ({torch.get_num_threads()} threads); "
+        f"lighthouse pipeline {args.pipeline!r}"
+    )
     lighthouse_gflops, torch_gflops = {}, {}
     for n in args.sizes:
         rng = np.random.default_rng(n)
@@ -38,22 +41,25 @@ def main():
         if args.bias_relu:
             bias = rng.standard_normal(n, dtype=np.float32)
             tbias = torch.from_numpy(bias)
-            compiled = compile_module(models.matmul_bias_relu_mlir(n, n, n),
-                                      pipeline=args.pipeline)
-            np.testing.assert_allclose(compiled(a, b, bias), np.maximum(a @ b + bias, 0),
-                                       rtol=1e-3, atol=1e-2)
-            functions = {"lighthouse": lambda: compiled(a, b, bias),
-                         "torch": lambda: torch.relu(torch.addmm(tbias, ta, tb))}
+            compiled = compile_module(models.matmul_bias_relu_mlir(n, n, n), pipeline=args.pipeline)
+            np.testing.assert_allclose(
+                compiled(a, b, bias), np.maximum(a @ b + bias, 0), rtol=1e-3, atol=1e-2
+            )
+            functions = {
+                "lighthouse": lambda: compiled(a, b, bias),
+                "torch": lambda: torch.relu(torch.addmm(tbias, ta, tb)),
+            }
         else:
             compiled = compile_module(models.matmul_mlir(n, n, n), pipeline=args.pipeline)
             np.testing.assert_allclose(compiled(a, b), a @ b, rtol=1e-3, atol=1e-2)
-            functions = {"lighthouse": lambda: compiled(a, b),
-                         "torch": lambda: torch.mm(ta, tb)}
+            functions = {"lighthouse": lambda: compiled(a, b), "torch": lambda: torch.mm(ta, tb)}
         seconds = _common.interleaved_seconds(functions, rounds=args.runs, budget=60)
-        lighthouse_gflops[n] = 2 * n ** 3 / seconds["lighthouse"] / 1e9
-        torch_gflops[n] = 2 * n ** 3 / seconds["torch"] / 1e9
-    print(f"  {'n':>5} {'lighthouse':>11} {'torch':>9} {'lh/torch':>9} {'lh/peak':>8} "
-          f"{'torch/peak':>11}   (GFLOPS)")
+        lighthouse_gflops[n] = 2 * n**3 / seconds["lighthouse"] / 1e9
+        torch_gflops[n] = 2 * n**3 / seconds["torch"] / 1e9
+    print(
+        f"  {'n':>5} {'lighthouse':>11} {'torch':>9} {'lh/torch':>9} {'lh/peak':>8} "
+        f"{'torch/peak':>11}   (GFLOPS)"
+    )
     for n in args.sizes:
         lh, th = lighthouse_gflops[n], torch_gflops[n]
         print(f"  {n:5d} {lh:11.2f} {th:9.2f} {lh / th:9.3f} {lh / peak:8.3f} {th / peak:11.3f}")

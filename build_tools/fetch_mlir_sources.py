@@ -93,9 +93,16 @@ def download_tarball(pins: dict, cache: Path) -> Path:
             # security update is missing from the pool although the orig
             # tarball arrived; the sha256 check below is what counts.
             subprocess.run(
-                ["apt-get", *apt_options, "source", "--download-only",
-                 pins["DEBIAN_SOURCE_PACKAGE"]],
-                cwd=download_dir, capture_output=True, text=True,
+                [
+                    "apt-get",
+                    *apt_options,
+                    "source",
+                    "--download-only",
+                    pins["DEBIAN_SOURCE_PACKAGE"],
+                ],
+                cwd=download_dir,
+                capture_output=True,
+                text=True,
             )
             fetched = Path(download_dir) / tarball.name
             if fetched.exists():
@@ -139,8 +146,15 @@ def ensure_sources(pins: dict, cache: Path) -> Path:
     staging = Path(tempfile.mkdtemp(dir=cache))
     try:
         subprocess.run(
-            ["tar", "-xJf", str(tarball), "-C", str(staging), "--strip-components=1",
-             *(f"{top}/{path}" for path in EXTRACTED_PATHS)],
+            [
+                "tar",
+                "-xJf",
+                str(tarball),
+                "-C",
+                str(staging),
+                "--strip-components=1",
+                *(f"{top}/{path}" for path in EXTRACTED_PATHS),
+            ],
             check=True,
         )
         shutil.rmtree(source_root, ignore_errors=True)
@@ -153,8 +167,12 @@ def ensure_sources(pins: dict, cache: Path) -> Path:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache-dir", type=Path, default=default_cache_dir(),
-                        help="where the tarball and the extracted sources are kept")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=default_cache_dir(),
+        help="where the tarball and the extracted sources are kept",
+    )
     args = parser.parse_args()
     args.cache_dir.mkdir(parents=True, exist_ok=True)
     print(ensure_sources(read_version_file(), args.cache_dir))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up lighthouse (build_tools/setup.sh), lints the Python sources (ruff,
-# [tool.ruff] in pyproject.toml) and runs every test tier against the package
+# Sets up lighthouse (build_tools/setup.sh), checks the sources' style (ruff's
+# lint and format, [tool.ruff] in pyproject.toml; clang-format, .clang-format)
+# and runs every test tier against the package
 # installed in .venv: lit + FileCheck (IR, pipelines, tools, C API, ingress),
 # then pytest (Python API, compilation, isolation, extending, upstream MLIR's
 # Python suite), then a sample of the conformance corpora against their
@@ -11,8 +12,11 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "${repo_root}/build_tools/setup.sh"
 cd "${repo_root}"
-echo "== ruff =="
+echo "== style: ruff, clang-format =="
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
+git ls-files -z '*.c' '*.cpp' '*.h' | xargs -0 "clang-format-$(sed -n 's/^DEBIAN_LLVM_MAJOR=//p' \
+  build_tools/llvm_version.txt)" --dry-run --Werror
 echo "== lit =="
 .venv/bin/lit -v test/
 echo "== pytest =="

@@ -19,6 +19,8 @@ system_packages=(
   "libmlir-${llvm_major}-dev" "mlir-${llvm_major}-tools"
   "llvm-${llvm_major}-dev" "llvm-${llvm_major}-tools"
   "clang-${llvm_major}" "lld-${llvm_major}"
+  # The C and C++ style check of build_tools/run_tests.sh.
+  "clang-format-${llvm_major}"
   # LLVM's OpenMP runtime, shipped in the package for threaded code.
   "libomp-${llvm_major}-dev"
   # llvm-dev's CMake package refers to these libraries' targets.

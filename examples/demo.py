@@ -70,8 +70,9 @@ def main():
         print(module)
 
         engine = ExecutionEngine(module, opt_level=3)
-        engine.invoke("dense", as_memref_arg(x), as_memref_arg(w),
-                      as_memref_arg(bias), as_memref_arg(result))
+        engine.invoke(
+            "dense", as_memref_arg(x), as_memref_arg(w), as_memref_arg(bias), as_memref_arg(result)
+        )
 
     expected = np.maximum(x @ w + bias, 0.0)
     print("== result of the JIT-compiled function ==")

@@ -29,8 +29,8 @@ static void appendTo(MlirStringRef part, void *error) {
 static void checkLoaded(MlirLogicalResult loaded, const char *kind,
                         const std::string &path, const std::string &error) {
   if (mlirLogicalResultIsFailure(loaded))
-    throw nb::value_error(("cannot load the " + std::string(kind) +
-                           " plugin " + path + ": " + error)
+    throw nb::value_error(("cannot load the " + std::string(kind) + " plugin " +
+                           path + ": " + error)
                               .c_str());
 }
 
@@ -141,8 +141,7 @@ NB_MODULE(_lighthouse, m) {
         return new ExecutionEngine(engine);
       },
       nb::arg("module"), nb::arg("opt_level"), nb::arg("llvm_loop_unrolling"),
-      nb::arg("threads"), nb::arg("shared_libs"),
-      nb::rv_policy::take_ownership,
+      nb::arg("threads"), nb::arg("shared_libs"), nb::rv_policy::take_ownership,
       "JIT-compiles `module` (LLVM dialect) for this CPU into an "
       "`ExecutionEngine`, as position-independent code. LLVM optimizes at "
       "`opt_level` and unrolls loops only with `llvm_loop_unrolling`; a "

@@ -142,10 +142,9 @@ public:
       failed = lighthouseRuntimeCall(entry, packed.data(), &failure);
     }
     if (failed)
-      throw nb::value_error(
-          ("a runtime check of the compiled code failed: " +
-           std::string(failure))
-              .c_str());
+      throw nb::value_error(("a runtime check of the compiled code failed: " +
+                             std::string(failure))
+                                .c_str());
     return takeResults(descriptors.data(), inputRanges);
   }
 
@@ -153,10 +152,9 @@ private:
   /// numpy arrays over the result descriptors at `descriptors`: those over
   /// buffers the compiled code allocated own them; the others (views of an
   /// input or of a constant, or a second view of one buffer) are copies.
-  nb::object
-  takeResults(const int64_t *descriptors,
-              const std::vector<std::pair<uintptr_t, uintptr_t>> &inputRanges)
-      const {
+  nb::object takeResults(
+      const int64_t *descriptors,
+      const std::vector<std::pair<uintptr_t, uintptr_t>> &inputRanges) const {
     std::vector<uintptr_t> taken;
     nb::list outputs;
     for (const TensorSpec &spec : results) {
@@ -186,8 +184,9 @@ private:
       // may view it.
       nb::object owner;
       if (owned)
-        owner = nb::capsule(reinterpret_cast<void *>(allocated),
-                            [](void *buffer) noexcept { lighthouseRuntimeFree(buffer); });
+        owner = nb::capsule(
+            reinterpret_cast<void *>(allocated),
+            [](void *buffer) noexcept { lighthouseRuntimeFree(buffer); });
       // numpy wants a non-null pointer even for no elements.
       static char empty;
       void *data = elements ? aligned + offset * spec.itemSize() : &empty;

@@ -16,7 +16,8 @@ config.suffixes = [".mlir", ".py", ".c"]
 config.excludes = ["lit.cfg.py", "upstream", "python", "models.py", "conftest.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(
-    os.path.dirname(os.path.dirname(__file__)), "build", "lit", "lighthouse")
+    os.path.dirname(os.path.dirname(__file__)), "build", "lit", "lighthouse"
+)
 
 llvm_bin = lit_config.params.get("llvm_bin", "/usr/lib/llvm-22/bin")
 if not os.path.exists(os.path.join(llvm_bin, "FileCheck")):
@@ -25,8 +26,8 @@ config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment["PATH
 
 python = sys.executable
 package_dir = subprocess.check_output(
-    [python, "-c", "import lighthouse, os; print(os.path.dirname(lighthouse.__file__))"],
-    text=True).strip()
+    [python, "-c", "import lighthouse, os; print(os.path.dirname(lighthouse.__file__))"], text=True
+).strip()
 mlir_libs = os.path.join(package_dir, "_mlir_libs")
 
 # lh-opt is shipped inside the package.
@@ -34,7 +35,8 @@ config.environment["PATH"] = os.pathsep.join([mlir_libs, config.environment["PAT
 config.substitutions.append(("%python", python))
 # lh-run as its console script runs it, also from a build tree.
 config.substitutions.append(
-    ("%lh-run", f'{python} -c "import sys; from lighthouse.tools import run_main; run_main()"'))
+    ("%lh-run", f'{python} -c "import sys; from lighthouse.tools import run_main; run_main()"')
+)
 config.substitutions.append(("%cc", lit_config.params.get("cc", shutil.which("clang-22") or "cc")))
 config.substitutions.append(("%lighthouse_include", os.path.join(mlir_libs, "include")))
 config.substitutions.append(("%lighthouse_libs", mlir_libs))

@@ -7,7 +7,13 @@ import io
 import numpy as np
 
 from lighthouse.suite.corpora.models import (  # noqa: F401 (the tests' models)
-    MLP, BasicBlock, SmallCNN, SmallResNet, TransformerBlock, seeded)
+    MLP,
+    BasicBlock,
+    SmallCNN,
+    SmallResNet,
+    TransformerBlock,
+    seeded,
+)
 
 try:
     import torch
@@ -20,13 +26,22 @@ if torch is not None:
         """(name, module, example inputs, dynamic shapes) of models larger than
         the test models, in layouts real networks use."""
         generator = torch.Generator().manual_seed(2)
-        encoder = torch.nn.TransformerEncoderLayer(64, 4, dim_feedforward=128, dropout=0.0,
-                                                   batch_first=True)
+        encoder = torch.nn.TransformerEncoderLayer(
+            64, 4, dim_feedforward=128, dropout=0.0, batch_first=True
+        )
         return [
-            ("resnet", seeded(SmallResNet()), (torch.randn(2, 3, 32, 32, generator=generator),),
-             None),
-            ("encoder_layer", seeded(encoder), (torch.randn(2, 16, 64, generator=generator),),
-             None),
+            (
+                "resnet",
+                seeded(SmallResNet()),
+                (torch.randn(2, 3, 32, 32, generator=generator),),
+                None,
+            ),
+            (
+                "encoder_layer",
+                seeded(encoder),
+                (torch.randn(2, 16, 64, generator=generator),),
+                None,
+            ),
         ]
 
     def torch_models():
@@ -34,11 +49,19 @@ if torch is not None:
         generator = torch.Generator().manual_seed(1)
         return [
             ("mlp", seeded(MLP()), (torch.randn(2, 16, generator=generator),), None),
-            ("mlp_dynamic_batch", seeded(MLP()), (torch.randn(3, 16, generator=generator),),
-             {"x": {0: torch.export.Dim("batch", min=1, max=1024)}}),
+            (
+                "mlp_dynamic_batch",
+                seeded(MLP()),
+                (torch.randn(3, 16, generator=generator),),
+                {"x": {0: torch.export.Dim("batch", min=1, max=1024)}},
+            ),
             ("cnn", seeded(SmallCNN()), (torch.randn(1, 3, 16, 16, generator=generator),), None),
-            ("transformer_block", seeded(TransformerBlock()),
-             (torch.randn(2, 8, 32, generator=generator),), None),
+            (
+                "transformer_block",
+                seeded(TransformerBlock()),
+                (torch.randn(2, 8, 32, generator=generator),),
+                None,
+            ),
         ]
 
     def exported_onnx(module, example_inputs, dynamic_batch=False, opset=17):
@@ -51,9 +74,15 @@ if torch is not None:
             # The TorchScript exporter needs no onnxscript; it warns that it is legacy.
             warnings.simplefilter("ignore")
             torch.onnx.export(
-                module, tuple(example_inputs), buffer, dynamo=False, opset_version=opset,
-                input_names=names, output_names=["output"],
-                dynamic_axes={n: {0: "batch"} for n in names} if dynamic_batch else None)
+                module,
+                tuple(example_inputs),
+                buffer,
+                dynamo=False,
+                opset_version=opset,
+                input_names=names,
+                output_names=["output"],
+                dynamic_axes={n: {0: "batch"} for n in names} if dynamic_batch else None,
+            )
         return buffer.getvalue()
 
 
@@ -65,14 +94,17 @@ def onnx_dense_softmax(opset):
     weights = numpy_helper.from_array(rng.standard_normal((8, 4)).astype(np.float32), "W")
     bias = numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "B")
     graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "W"], ["product"]),
-         helper.make_node("Add", ["product", "B"], ["biased"]),
-         helper.make_node("Relu", ["biased"], ["activated"]),
-         helper.make_node("Softmax", ["activated"], ["y"], axis=-1)],
+        [
+            helper.make_node("MatMul", ["x", "W"], ["product"]),
+            helper.make_node("Add", ["product", "B"], ["biased"]),
+            helper.make_node("Relu", ["biased"], ["activated"]),
+            helper.make_node("Softmax", ["activated"], ["y"], axis=-1),
+        ],
         "dense_softmax",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])],
-        [weights, bias])
+        [weights, bias],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
@@ -84,14 +116,17 @@ def onnx_conv_pool(opset):
     weights = numpy_helper.from_array(rng.standard_normal((4, 2, 3, 3)).astype(np.float32), "W")
     shape = numpy_helper.from_array(np.array([1, -1], dtype=np.int64), "shape")
     graph = helper.make_graph(
-        [helper.make_node("Conv", ["x", "W"], ["conv"], pads=[1, 1, 1, 1]),
-         helper.make_node("Sigmoid", ["conv"], ["act"]),
-         helper.make_node("MaxPool", ["act"], ["pooled"], kernel_shape=[2, 2], strides=[2, 2]),
-         helper.make_node("Reshape", ["pooled", "shape"], ["y"])],
+        [
+            helper.make_node("Conv", ["x", "W"], ["conv"], pads=[1, 1, 1, 1]),
+            helper.make_node("Sigmoid", ["conv"], ["act"]),
+            helper.make_node("MaxPool", ["act"], ["pooled"], kernel_shape=[2, 2], strides=[2, 2]),
+            helper.make_node("Reshape", ["pooled", "shape"], ["y"]),
+        ],
         "conv_pool",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 8, 8])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])],
-        [weights, shape])
+        [weights, shape],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
@@ -99,8 +134,11 @@ def matmul_mlir(m, n, k):
     """linalg-on-tensors IR of @main(A: MxK, B: KxN) -> A @ B, in f32; M is
     dynamic when `m` is None."""
     rows = "?" if m is None else m
-    empty = f"tensor.empty() : tensor<{m}x{n}xf32>" if m is not None else \
-        f"tensor.empty(%rows) : tensor<?x{n}xf32>"
+    empty = (
+        f"tensor.empty() : tensor<{m}x{n}xf32>"
+        if m is not None
+        else f"tensor.empty(%rows) : tensor<?x{n}xf32>"
+    )
     return f"""
 func.func @main(%a: tensor<{rows}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{rows}x{n}xf32> {{
   %zero = arith.constant 0.0 : f32
@@ -118,8 +156,11 @@ func.func @main(%a: tensor<{rows}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{
 def matmul_bias_relu_mlir(m, n, k):
     """@main(A: MxK, B: KxN, bias: N) -> relu(A @ B + bias); M dynamic when None."""
     rows = "?" if m is None else m
-    empty = ("%rows = tensor.dim %a, %c0 : tensor<?x{k}xf32>\n  "
-             "%e = tensor.empty(%rows)" if m is None else "%e = tensor.empty()").format(k=k)
+    empty = (
+        "%rows = tensor.dim %a, %c0 : tensor<?x{k}xf32>\n  %e = tensor.empty(%rows)"
+        if m is None
+        else "%e = tensor.empty()"
+    ).format(k=k)
     return f"""
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>

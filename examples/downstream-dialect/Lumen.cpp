@@ -101,8 +101,7 @@ struct ExpandScale : OpRewritePattern<lumen::ScaleOp> {
   }
 };
 
-struct LumenExpandScale
-    : lumen::impl::LumenExpandScaleBase<LumenExpandScale> {
+struct LumenExpandScale : lumen::impl::LumenExpandScaleBase<LumenExpandScale> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandScale>(&getContext());

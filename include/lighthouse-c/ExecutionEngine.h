@@ -31,9 +31,10 @@ typedef struct LighthouseExecutionEngine {
 /// (0 to 3); `llvmLoopUnrolling` lets it unroll loops. A module of several
 /// functions is compiled in `numThreads` parts at once (at most one per
 /// function; 0: one per hardware thread that gets 1000 instructions or
-/// more). A module with global constructors is refused. Symbols the code does not define are looked up in this
-/// process and in the `numSharedLibs` libraries at `sharedLibPaths`. On
-/// failure, calls `onError` with the reason and returns a null engine.
+/// more). A module with global constructors is refused. Symbols the code does
+/// not define are looked up in this process and in the `numSharedLibs`
+/// libraries at `sharedLibPaths`. On failure, calls `onError` with the reason
+/// and returns a null engine.
 MLIR_CAPI_EXPORTED LighthouseExecutionEngine lighthouseExecutionEngineCreate(
     MlirModule module, int optLevel, bool llvmLoopUnrolling, int numThreads,
     int numSharedLibs, const MlirStringRef *sharedLibPaths,
@@ -62,9 +63,8 @@ MLIR_CAPI_EXPORTED intptr_t
 lighthouseExecutionEngineGetNumObjects(LighthouseExecutionEngine engine);
 
 /// The bytes of object file `index`, owned by the engine.
-MLIR_CAPI_EXPORTED MlirStringRef
-lighthouseExecutionEngineGetObject(LighthouseExecutionEngine engine,
-                                   intptr_t index);
+MLIR_CAPI_EXPORTED MlirStringRef lighthouseExecutionEngineGetObject(
+    LighthouseExecutionEngine engine, intptr_t index);
 
 #ifdef __cplusplus
 }

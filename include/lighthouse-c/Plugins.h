@@ -22,16 +22,15 @@ extern "C" {
 /// registry, so that pipeline strings can name them. On failure, calls
 /// `onError` with the reason (the library cannot be opened, or is not an
 /// MLIR pass plugin of this MLIR version) and returns failure.
-MLIR_CAPI_EXPORTED MlirLogicalResult
-lighthouseLoadPassPlugin(MlirStringRef path, MlirStringCallback onError,
-                         void *userData);
+MLIR_CAPI_EXPORTED MlirLogicalResult lighthouseLoadPassPlugin(
+    MlirStringRef path, MlirStringCallback onError, void *userData);
 
 /// Loads the dialect plugin at `path` and appends its dialects to
 /// `registry`. On failure, calls `onError` with the reason and returns
 /// failure.
-MLIR_CAPI_EXPORTED MlirLogicalResult lighthouseLoadDialectPlugin(
-    MlirDialectRegistry registry, MlirStringRef path,
-    MlirStringCallback onError, void *userData);
+MLIR_CAPI_EXPORTED MlirLogicalResult
+lighthouseLoadDialectPlugin(MlirDialectRegistry registry, MlirStringRef path,
+                            MlirStringCallback onError, void *userData);
 
 #ifdef __cplusplus
 }

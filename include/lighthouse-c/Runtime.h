@@ -24,9 +24,9 @@ extern "C" {
 /// 1 instead, with the check's message in `*failure` (valid until this
 /// thread's next failure). Buffers the code allocated before the failure are
 /// not freed.
-LIGHTHOUSE_RUNTIME_EXPORTED int
-lighthouseRuntimeCall(void (*entry)(void **), void **arguments,
-                      const char **failure);
+LIGHTHOUSE_RUNTIME_EXPORTED int lighthouseRuntimeCall(void (*entry)(void **),
+                                                      void **arguments,
+                                                      const char **failure);
 
 /// Reports a failed runtime check: returns from the lighthouseRuntimeCall in
 /// progress on this thread, or, without one (code called another way, or on

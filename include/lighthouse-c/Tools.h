@@ -1,4 +1,5 @@
-//===- Tools.h - lighthouse's command-line tools as C entry points -*- C -*-===//
+//===- Tools.h - lighthouse's command-line tools as C entry points -*- C
+//-*-===//
 //
 // The tools are thin `main`s over these entry points, so that they link only
 // lighthouse's shared library and see the same registrations as Python.

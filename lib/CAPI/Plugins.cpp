@@ -8,9 +8,8 @@
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "llvm/Support/Error.h"
 
-static MlirLogicalResult reportFailure(llvm::Error error,
-                                       MlirStringCallback onError,
-                                       void *userData) {
+static MlirLogicalResult
+reportFailure(llvm::Error error, MlirStringCallback onError, void *userData) {
   std::string message = llvm::toString(std::move(error));
   onError(mlirStringRefCreate(message.data(), message.size()), userData);
   return mlirLogicalResultFailure();

@@ -70,9 +70,8 @@ static std::optional<unsigned> contiguousParallelLoop(linalg::LinalgOp op) {
       return std::nullopt;
     ArrayRef<AffineExpr> results = map.getResults();
     if (!isUnitStrideIn(results.back(), dim) ||
-        llvm::any_of(results.drop_back(), [&](AffineExpr e) {
-          return e.isFunctionOfDim(dim);
-        }))
+        llvm::any_of(results.drop_back(),
+                     [&](AffineExpr e) { return e.isFunctionOfDim(dim); }))
       return std::nullopt;
   }
   return dim;

@@ -61,9 +61,9 @@ struct FlattenBroadcastBatchMatmul : OpRewritePattern<linalg::BatchMatmulOp> {
     Value rows = tensor::CollapseShapeOp::create(rewriter, loc, lhs, stackRows);
     Value rowsInit =
         tensor::CollapseShapeOp::create(rewriter, loc, init, stackRows);
-    auto matmul = linalg::MatmulOp::create(
-        rewriter, loc, rowsInit.getType(), ValueRange{rows, weight},
-        ValueRange{rowsInit});
+    auto matmul = linalg::MatmulOp::create(rewriter, loc, rowsInit.getType(),
+                                           ValueRange{rows, weight},
+                                           ValueRange{rowsInit});
     SmallVector<OpFoldResult> batchedSizes =
         tensor::getMixedSizes(rewriter, loc, init);
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(

@@ -115,8 +115,8 @@ struct FoldConstantTranspose : OpRewritePattern<linalg::TransposeOp> {
                          transpose.getPermutation(), elementSize);
       folded = DenseElementsAttr::getFromRawBuffer(resultType, transposed);
     }
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        transpose, resultType, cast<TypedAttr>(folded));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(transpose, resultType,
+                                                   cast<TypedAttr>(folded));
     return success();
   }
 };

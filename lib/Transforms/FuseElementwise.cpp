@@ -42,9 +42,9 @@ static bool isElementwiseGeneric(Operation *op) {
 /// op and one the pipeline vectorizes are kept apart, so that the merged op
 /// does not leave both to loops.
 static bool leftToLoops(Operation *op) {
-  return staysScalar(op) ||
-         op->walk([](tensor::ExtractOp) { return WalkResult::interrupt(); })
-             .wasInterrupted();
+  return staysScalar(op) || op->walk([](tensor::ExtractOp) {
+                                return WalkResult::interrupt();
+                              }).wasInterrupted();
 }
 
 /// Merges into an elementwise generic the elementwise generic that produces

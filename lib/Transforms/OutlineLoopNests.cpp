@@ -36,9 +36,9 @@ namespace lighthouse {
 namespace {
 
 bool isLoopNest(Operation &op) {
-  return op.getNumRegions() != 0 &&
-         op.walk([](LoopLikeOpInterface) { return WalkResult::interrupt(); })
-             .wasInterrupted();
+  return op.getNumRegions() != 0 && op.walk([](LoopLikeOpInterface) {
+                                        return WalkResult::interrupt();
+                                      }).wasInterrupted();
 }
 
 /// Stack memory lives as long as the frame of the function that allocates

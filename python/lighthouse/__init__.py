@@ -12,8 +12,12 @@ from ._version import LIGHTHOUSE_VERSION, MLIR_VERSION
 # A PEP 440 local version label carries the MLIR release the package holds.
 __version__ = f"{LIGHTHOUSE_VERSION}+mlir{MLIR_VERSION}"
 
-_RUNTIME_LIBRARIES = ("liblighthouse_runtime.so", "libmlir_c_runner_utils.so",
-                      "libmlir_runner_utils.so", "libomp.so")
+_RUNTIME_LIBRARIES = (
+    "liblighthouse_runtime.so",
+    "libmlir_c_runner_utils.so",
+    "libmlir_runner_utils.so",
+    "libomp.so",
+)
 
 
 def runtime_library_paths() -> list:
@@ -43,5 +47,11 @@ def compile_onnx(model, **options):
     return compile_from_onnx(model, **options)
 
 
-__all__ = ["LIGHTHOUSE_VERSION", "MLIR_VERSION", "__version__", "compile", "compile_onnx",
-           "runtime_library_paths"]
+__all__ = [
+    "LIGHTHOUSE_VERSION",
+    "MLIR_VERSION",
+    "__version__",
+    "compile",
+    "compile_onnx",
+    "runtime_library_paths",
+]

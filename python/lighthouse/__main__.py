@@ -9,8 +9,11 @@ import lighthouse
 
 def main():
     parser = argparse.ArgumentParser(prog="python -m lighthouse", description=__doc__)
-    parser.add_argument("--cmake-dir", action="store_true",
-                        help="print the folder of LighthouseConfig.cmake (for Lighthouse_DIR)")
+    parser.add_argument(
+        "--cmake-dir",
+        action="store_true",
+        help="print the folder of LighthouseConfig.cmake (for Lighthouse_DIR)",
+    )
     parser.add_argument("--version", action="store_true", help="print lighthouse's version")
     args = parser.parse_args()
     if args.cmake_dir:

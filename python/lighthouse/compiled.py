@@ -17,8 +17,14 @@ from ._mlir_libs._lighthouse import NativeFunction
 __all__ = ["CompiledModule"]
 
 _ELEMENT_TYPES = {
-    "f16": np.float16, "f32": np.float32, "f64": np.float64,
-    "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+    "f16": np.float16,
+    "f32": np.float32,
+    "f64": np.float64,
+    "i1": np.bool_,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
     "ui8": np.uint8,
 }
 
@@ -40,10 +46,15 @@ class _TensorSpec:
         element = str(tensor_type.element_type)
         if element not in _ELEMENT_TYPES:
             raise NotImplementedError(
-                f"lighthouse cannot yet pass tensors of {element} to compiled code")
-        return cls(_ELEMENT_TYPES[element],
-                   [None if tensor_type.is_dynamic_dim(i) else tensor_type.shape[i]
-                    for i in range(tensor_type.rank)])
+                f"lighthouse cannot yet pass tensors of {element} to compiled code"
+            )
+        return cls(
+            _ELEMENT_TYPES[element],
+            [
+                None if tensor_type.is_dynamic_dim(i) else tensor_type.shape[i]
+                for i in range(tensor_type.rank)
+            ],
+        )
 
     @classmethod
     def from_json(cls, spec: dict) -> "_TensorSpec":
@@ -51,8 +62,7 @@ class _TensorSpec:
 
     def native(self) -> tuple:
         """As `NativeFunction` takes it."""
-        return (self.dtype.kind, self.dtype.itemsize,
-                [-1 if d is None else d for d in self.shape])
+        return (self.dtype.kind, self.dtype.itemsize, [-1 if d is None else d for d in self.shape])
 
     def to_json(self) -> dict:
         return {"dtype": self.dtype.name, "shape": self.shape}
@@ -78,14 +88,23 @@ class CompiledModule:
       ir: the IR after each stage, when compiled with `dump_ir`.
     """
 
-    def __init__(self, address: int, owner, function_name: str,
-                 arguments: Sequence[_TensorSpec], results: Sequence[_TensorSpec],
-                 pipeline: str, timings: Optional[dict] = None, ir: Optional[dict] = None):
+    def __init__(
+        self,
+        address: int,
+        owner,
+        function_name: str,
+        arguments: Sequence[_TensorSpec],
+        results: Sequence[_TensorSpec],
+        pipeline: str,
+        timings: Optional[dict] = None,
+        ir: Optional[dict] = None,
+    ):
         """Wraps the packed entry point `_mlir_<function_name>` at `address`,
         whose code `owner` (lighthouse's execution engine, or the `ctypes.CDLL`
         of a saved module) holds: it is kept as long as this object."""
-        self._function = NativeFunction(address, [a.native() for a in arguments],
-                                         [r.native() for r in results])
+        self._function = NativeFunction(
+            address, [a.native() for a in arguments], [r.native() for r in results]
+        )
         self._owner = owner
         self._function_name = function_name
         self._arguments = list(arguments)
@@ -122,28 +141,40 @@ class CompiledModule:
         `path`; `lighthouse.compiler.load(path)` runs it without recompiling."""
         from . import saved
 
-        saved.save(path, self._owner, function_name=self._function_name,
-                   pipeline=self.pipeline, arguments=self._arguments, results=self._results)
+        saved.save(
+            path,
+            self._owner,
+            function_name=self._function_name,
+            pipeline=self.pipeline,
+            arguments=self._arguments,
+            results=self._results,
+        )
 
     def _check_argument(self, index: int, value, spec: _TensorSpec, torch) -> np.ndarray:
         if torch is not None and isinstance(value, torch.Tensor):
             if value.device.type != "cpu":
-                raise TypeError(f"argument {index}: lighthouse runs on the CPU, the tensor "
-                                f"is on {value.device}")
+                raise TypeError(
+                    f"argument {index}: lighthouse runs on the CPU, the tensor is on {value.device}"
+                )
             value = value.detach().numpy()
         elif not isinstance(value, np.ndarray):
-            raise TypeError(f"argument {index}: expected a numpy array or a torch tensor "
-                            f"of {spec.describe()}, got {type(value).__name__}")
+            raise TypeError(
+                f"argument {index}: expected a numpy array or a torch tensor "
+                f"of {spec.describe()}, got {type(value).__name__}"
+            )
         if value.dtype != spec.dtype:
-            raise TypeError(f"argument {index}: expected {spec.dtype} elements, got "
-                            f"{value.dtype}")
+            raise TypeError(f"argument {index}: expected {spec.dtype} elements, got {value.dtype}")
         if value.ndim != len(spec.shape):
-            raise ValueError(f"argument {index}: expected rank {len(spec.shape)} "
-                             f"({spec.describe()}), got shape {tuple(value.shape)}")
+            raise ValueError(
+                f"argument {index}: expected rank {len(spec.shape)} "
+                f"({spec.describe()}), got shape {tuple(value.shape)}"
+            )
         for dim, (expected, actual) in enumerate(zip(spec.shape, value.shape)):
             if expected is not None and expected != actual:
-                raise ValueError(f"argument {index}: dimension {dim} must be {expected} "
-                                 f"({spec.describe()}), got shape {tuple(value.shape)}")
+                raise ValueError(
+                    f"argument {index}: dimension {dim} must be {expected} "
+                    f"({spec.describe()}), got shape {tuple(value.shape)}"
+                )
         return value if value.flags.c_contiguous else np.ascontiguousarray(value)
 
     def __call__(self, *args):
@@ -153,14 +184,21 @@ class CompiledModule:
             # An argument is not a contiguous array of the expected dtype and
             # shape: check it, then report or convert it.
             if len(args) != len(self._arguments):
-                raise TypeError(f"{self.signature()} takes {len(self._arguments)} "
-                                f"arguments, got {len(args)}")
-            outputs = self._function(*[self._check_argument(i, a, s, torch) for i, (a, s)
-                                       in enumerate(zip(args, self._arguments))])
+                raise TypeError(
+                    f"{self.signature()} takes {len(self._arguments)} arguments, got {len(args)}"
+                )
+            outputs = self._function(
+                *[
+                    self._check_argument(i, a, s, torch)
+                    for i, (a, s) in enumerate(zip(args, self._arguments))
+                ]
+            )
             if outputs is None:
                 kinds = ", ".join(type(a).__name__ for a in args)
-                raise TypeError(f"lighthouse could not pass ({kinds}) to {self.signature()} "
-                                "although they passed its checks: a lighthouse bug")
+                raise TypeError(
+                    f"lighthouse could not pass ({kinds}) to {self.signature()} "
+                    "although they passed its checks: a lighthouse bug"
+                )
         # Results are of the kind the arguments are.
         if torch is not None and any(isinstance(a, torch.Tensor) for a in args):
             outputs = [torch.from_numpy(o) for o in outputs]

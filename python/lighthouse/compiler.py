@@ -29,8 +29,17 @@ from .compiled import CompiledModule, _TensorSpec
 from .passmanager import PassManager
 from .saved import load
 
-__all__ = ["PIPELINES", "CompileError", "CompileOptions", "CompiledModule", "compile",
-           "compile_module", "compile_onnx", "load", "release_buffers"]
+__all__ = [
+    "PIPELINES",
+    "CompileError",
+    "CompileOptions",
+    "CompiledModule",
+    "compile",
+    "compile_module",
+    "compile_onnx",
+    "load",
+    "release_buffers",
+]
 
 #: Pipelines by name, from linalg on tensors to the LLVM dialect.
 PIPELINES: Dict[str, str] = {
@@ -75,16 +84,19 @@ class CompileOptions:
         """These options with the fields named in `overrides` replaced."""
         unknown = sorted(set(overrides) - set(_OPTION_NAMES))
         if unknown:
-            raise TypeError(f"unknown compile option(s) {', '.join(unknown)}; the options "
-                            f"are {', '.join(_OPTION_NAMES)}")
+            raise TypeError(
+                f"unknown compile option(s) {', '.join(unknown)}; the options "
+                f"are {', '.join(_OPTION_NAMES)}"
+            )
         return dataclasses.replace(self, **overrides)
 
 
 _OPTION_NAMES = tuple(field.name for field in dataclasses.fields(CompileOptions))
 
 
-def _resolve_options(options: Optional[CompileOptions],
-                     overrides: Mapping[str, Any]) -> CompileOptions:
+def _resolve_options(
+    options: Optional[CompileOptions], overrides: Mapping[str, Any]
+) -> CompileOptions:
     if options is None:
         options = CompileOptions()
     elif not isinstance(options, CompileOptions):
@@ -136,8 +148,10 @@ def _resolve_pipeline(pipeline: str) -> str:
     if pipeline.startswith("builtin.module("):
         return pipeline
     known = ", ".join(sorted(set(PIPELINES) | set(plugins.pipeline_names())))
-    raise ValueError(f"unknown pipeline {pipeline!r}: use one of {known}, or a pass "
-                     "pipeline string 'builtin.module(...)'")
+    raise ValueError(
+        f"unknown pipeline {pipeline!r}: use one of {known}, or a pass "
+        "pipeline string 'builtin.module(...)'"
+    )
 
 
 def _run_pipeline(module: ir.Module, name: str, pipeline: str):
@@ -159,7 +173,8 @@ def _run_pipeline(module: ir.Module, name: str, pipeline: str):
         listed = "\n".join(f"  '{op.name}' at {op.location}" for op in leftovers[:10])
         raise CompileError(
             f"pipeline {name!r} ({pipeline}) left {len(leftovers)} operation(s) it could not "
-            f"lower to the LLVM dialect:\n{listed}")
+            f"lower to the LLVM dialect:\n{listed}"
+        )
 
 
 def _function_specs(function) -> tuple:
@@ -171,7 +186,8 @@ def _function_specs(function) -> tuple:
         except ValueError:
             raise NotImplementedError(
                 f"{what} {index} of the compiled function is {t}; lighthouse passes "
-                "ranked tensors only") from None
+                "ranked tensors only"
+            ) from None
 
     def specs(types, what):
         return [spec(index, t, what) for index, t in enumerate(types)]
@@ -179,46 +195,82 @@ def _function_specs(function) -> tuple:
     return specs(function_type.inputs, "argument"), specs(function_type.results, "result")
 
 
-def _finish(module: ir.Module, function_name: str, options: CompileOptions,
-            pipeline_text: str, stages: _Stages) -> CompiledModule:
+def _finish(
+    module: ir.Module,
+    function_name: str,
+    options: CompileOptions,
+    pipeline_text: str,
+    stages: _Stages,
+) -> CompiledModule:
     """Lowers linalg IR through the pipeline and JIT-compiles @`function_name`,
     or loads it from the cache."""
     from . import runtime_library_paths
 
-    functions = {ir.StringAttr(op.attributes["sym_name"]).value: op
-                 for op in module.body.operations if op.operation.name == "func.func"}
+    functions = {
+        ir.StringAttr(op.attributes["sym_name"]).value: op
+        for op in module.body.operations
+        if op.operation.name == "func.func"
+    }
     if function_name not in functions:
-        raise ValueError(f"no function @{function_name} in the module; it has "
-                         f"{', '.join('@' + n for n in functions) or 'none'}")
+        raise ValueError(
+            f"no function @{function_name} in the module; it has "
+            f"{', '.join('@' + n for n in functions) or 'none'}"
+        )
     arguments, results = _function_specs(functions[function_name])
     stages.record("linalg", module)
     cached = None
     if options.cache_dir is not None:
-        cached = os.path.join(os.path.expanduser(options.cache_dir),
-                              saved.cache_key(module, function_name, pipeline_text,
-                                              options.opt_level, options.unroll_loops))
+        cached = os.path.join(
+            os.path.expanduser(options.cache_dir),
+            saved.cache_key(
+                module, function_name, pipeline_text, options.opt_level, options.unroll_loops
+            ),
+        )
         if saved.is_saved(cached):
-            return stages.timed("cache-load",
-                                lambda: load(cached, timings=stages.timings, ir=stages.ir))
+            return stages.timed(
+                "cache-load", lambda: load(cached, timings=stages.timings, ir=stages.ir)
+            )
     stages.timed("pipeline", lambda: _run_pipeline(module, options.pipeline, pipeline_text))
     stages.record("llvm", module)
     try:
-        engine = stages.timed("jit", lambda: create_execution_engine(
-            module, options.opt_level, options.unroll_loops, options.jit_threads,
-            runtime_library_paths()))
-        address = stages.timed("jit-lookup",
-                               lambda: engine.lookup(f"_mlir__mlir_ciface_{function_name}"))
+        engine = stages.timed(
+            "jit",
+            lambda: create_execution_engine(
+                module,
+                options.opt_level,
+                options.unroll_loops,
+                options.jit_threads,
+                runtime_library_paths(),
+            ),
+        )
+        address = stages.timed(
+            "jit-lookup", lambda: engine.lookup(f"_mlir__mlir_ciface_{function_name}")
+        )
     except RuntimeError as error:
         raise CompileError(f"the JIT could not produce @{function_name}: {error}") from None
-    compiled = CompiledModule(address, engine, function_name, arguments, results,
-                              pipeline_text, timings=stages.timings, ir=stages.ir)
+    compiled = CompiledModule(
+        address,
+        engine,
+        function_name,
+        arguments,
+        results,
+        pipeline_text,
+        timings=stages.timings,
+        ir=stages.ir,
+    )
     if cached is not None:
         stages.timed("cache-save", lambda: compiled.save(cached))
     return compiled
 
 
-def compile(model, example_inputs=(), *, dynamic_shapes: Any = None,
-            options: Optional[CompileOptions] = None, **overrides) -> CompiledModule:
+def compile(
+    model,
+    example_inputs=(),
+    *,
+    dynamic_shapes: Any = None,
+    options: Optional[CompileOptions] = None,
+    **overrides,
+) -> CompiledModule:
     """Compiles a PyTorch model to a native CPU callable.
 
     Args:
@@ -240,17 +292,17 @@ def compile(model, example_inputs=(), *, dynamic_shapes: Any = None,
     stages = _Stages(options.dump_ir)
     with ir.Context():
         # torch.export's traces timed apart from lighthouse's own stages.
-        program = stages.timed("export", lambda: torch_ingress.export(
-            model, example_inputs, dynamic_shapes=dynamic_shapes))
-        raw = stages.timed("import",
-                           lambda: torch_ingress.import_model(program, decompositions={}))
+        program = stages.timed(
+            "export",
+            lambda: torch_ingress.export(model, example_inputs, dynamic_shapes=dynamic_shapes),
+        )
+        raw = stages.timed("import", lambda: torch_ingress.import_model(program, decompositions={}))
         stages.record("torch", raw)
         linalg = stages.timed("lower-to-linalg", lambda: torch_ingress.lower_to_linalg(raw))
         return _finish(linalg, "main", options, pipeline_text, stages)
 
 
-def compile_onnx(model, *, options: Optional[CompileOptions] = None,
-                 **kwargs) -> CompiledModule:
+def compile_onnx(model, *, options: Optional[CompileOptions] = None, **kwargs) -> CompiledModule:
     """Compiles an ONNX model (a path or a `ModelProto`) to a native CPU callable.
 
     The callable takes arrays in the order of the graph's inputs and returns
@@ -266,15 +318,15 @@ def compile_onnx(model, *, options: Optional[CompileOptions] = None,
     pipeline_text = _resolve_pipeline(options.pipeline)
     stages = _Stages(options.dump_ir)
     with ir.Context():
-        raw, linalg = onnx_ingress.import_and_lower(model, run_stage=stages.timed,
-                                                    **load_options)
+        raw, linalg = onnx_ingress.import_and_lower(model, run_stage=stages.timed, **load_options)
         stages.record("torch-onnx", raw)
         function_name = ir.StringAttr(raw.body.operations[0].attributes["sym_name"]).value
         return _finish(linalg, function_name, options, pipeline_text, stages)
 
 
-def compile_module(module, function: str = "main", *,
-                   options: Optional[CompileOptions] = None, **overrides) -> CompiledModule:
+def compile_module(
+    module, function: str = "main", *, options: Optional[CompileOptions] = None, **overrides
+) -> CompiledModule:
     """Compiles linalg-on-tensors IR (a module, or its text) to a native CPU callable.
 
     The module is consumed: the pipeline rewrites it in place. `options` and

@@ -27,8 +27,7 @@ import os
 
 from ._mlir_libs import _lighthouse, get_dialect_registry
 
-__all__ = ["GROUP", "find_pipeline", "load_dialect_plugin", "load_pass_plugin",
-           "pipeline_names"]
+__all__ = ["GROUP", "find_pipeline", "load_dialect_plugin", "load_pass_plugin", "pipeline_names"]
 
 GROUP = "lighthouse.pipelines"
 
@@ -111,7 +110,8 @@ def find_pipeline(name: str):
     if not isinstance(pipeline, str) or not pipeline.startswith("builtin.module("):
         raise TypeError(
             f"the {GROUP} entry point {name!r} ({entry_point.value}) must name a pipeline "
-            f"string 'builtin.module(...)' or an object with such a `pipeline`, got {value!r}")
+            f"string 'builtin.module(...)' or an object with such a `pipeline`, got {value!r}"
+        )
     for path in getattr(value, "dialect_plugins", ()):
         load_dialect_plugin(path)
     for path in getattr(value, "pass_plugins", ()):

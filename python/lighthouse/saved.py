@@ -32,21 +32,37 @@ def link_shared_library(object_files: Sequence[str], library: str) -> None:
     from . import runtime_library_paths
     from .compiler import CompileError
 
-    linker = os.environ.get("CC") or shutil.which("cc") or shutil.which("clang") or \
-        shutil.which("gcc")
+    linker = (
+        os.environ.get("CC") or shutil.which("cc") or shutil.which("clang") or shutil.which("gcc")
+    )
     if linker is None:
         raise CompileError("saving compiled code needs a C compiler to link it (set CC)")
     runtime = runtime_library_paths()
     libs_dir = os.path.dirname(runtime[0]) if runtime else ""
-    command = [linker, "-shared", *object_files, "-o", library, *runtime, "-lm",
-               f"-Wl,-rpath,{libs_dir}"]
+    command = [
+        linker,
+        "-shared",
+        *object_files,
+        "-o",
+        library,
+        *runtime,
+        "-lm",
+        f"-Wl,-rpath,{libs_dir}",
+    ]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise CompileError(f"linking {library} failed: {' '.join(command)}\n{result.stderr}")
 
 
-def save(path, code, *, function_name: str, pipeline: str,
-         arguments: Sequence[_TensorSpec], results: Sequence[_TensorSpec]) -> None:
+def save(
+    path,
+    code,
+    *,
+    function_name: str,
+    pipeline: str,
+    arguments: Sequence[_TensorSpec],
+    results: Sequence[_TensorSpec],
+) -> None:
     """Writes `code` (lighthouse's execution engine, or the `ctypes.CDLL` of a
     saved module) and its manifest to the folder `path`."""
     path = os.path.expanduser(path)
@@ -98,25 +114,42 @@ def load(path, *, timings: Optional[dict] = None, ir: Optional[dict] = None) -> 
         raise ValueError(
             f"{path} was saved by lighthouse {saved_by[1]} on MLIR {saved_by[2]} (format "
             f"{saved_by[0]}); this is lighthouse {LIGHTHOUSE_VERSION} on MLIR {MLIR_VERSION}: "
-            "compile it again")
+            "compile it again"
+        )
     library = ctypes.CDLL(os.path.abspath(os.path.join(path, _LIBRARY)))
     function = library[f"_mlir__mlir_ciface_{manifest['function']}"]
-    arguments, results = [[_TensorSpec.from_json(t) for t in manifest[kind]]
-                          for kind in ("arguments", "results")]
-    return CompiledModule(ctypes.cast(function, ctypes.c_void_p).value, library,
-                          manifest["function"], arguments, results, manifest["pipeline"],
-                          timings=timings, ir=ir)
+    arguments, results = [
+        [_TensorSpec.from_json(t) for t in manifest[kind]] for kind in ("arguments", "results")
+    ]
+    return CompiledModule(
+        ctypes.cast(function, ctypes.c_void_p).value,
+        library,
+        manifest["function"],
+        arguments,
+        results,
+        manifest["pipeline"],
+        timings=timings,
+        ir=ir,
+    )
 
 
-def cache_key(module, function_name: str, pipeline_text: str, opt_level: int,
-              unroll_loops: bool) -> str:
+def cache_key(
+    module, function_name: str, pipeline_text: str, opt_level: int, unroll_loops: bool
+) -> str:
     """The compile cache's key for `module` (linalg IR, an `ir.Module`): its
     text and everything else the compiled code depends on."""
     from . import plugins
 
     digest = hashlib.sha256()
-    for part in (LIGHTHOUSE_VERSION, MLIR_VERSION, function_name, pipeline_text,
-                 str(opt_level), str(unroll_loops), plugins.loaded_plugins_identity()):
+    for part in (
+        LIGHTHOUSE_VERSION,
+        MLIR_VERSION,
+        function_name,
+        pipeline_text,
+        str(opt_level),
+        str(unroll_loops),
+        plugins.loaded_plugins_identity(),
+    ):
         digest.update(part.encode() + b"\0")
     digest.update(module.operation.get_asm(binary=True, print_generic_op_form=True))
     return digest.hexdigest()[:32]

@@ -57,14 +57,24 @@ def _compile_and_inputs(args):
         if missing:
             raise SystemExit(f"lh-run: {args.model} must define {' and '.join(missing)}")
         model, inputs = namespace["model"], tuple(namespace["example_inputs"])
-        compiled = compile_torch(model, inputs, dynamic_shapes=namespace.get("dynamic_shapes"),
-                                 pipeline=args.pipeline, dump_ir=args.dump_ir,
-                                 unroll_loops=args.unroll_loops)
+        compiled = compile_torch(
+            model,
+            inputs,
+            dynamic_shapes=namespace.get("dynamic_shapes"),
+            pipeline=args.pipeline,
+            dump_ir=args.dump_ir,
+            unroll_loops=args.unroll_loops,
+        )
         return compiled, inputs, model
     with open(args.model) as f:
         source = f.read()
-    compiled = compile_module(source, args.function, pipeline=args.pipeline,
-                              dump_ir=args.dump_ir, unroll_loops=args.unroll_loops)
+    compiled = compile_module(
+        source,
+        args.function,
+        pipeline=args.pipeline,
+        dump_ir=args.dump_ir,
+        unroll_loops=args.unroll_loops,
+    )
     if args.input:
         import numpy as np
 
@@ -77,22 +87,40 @@ def _compile_and_inputs(args):
 def run(argv=None):
     """lh-run: compile a model with lighthouse and run it."""
     parser = argparse.ArgumentParser(
-        prog="lh-run", description=RUN_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        prog="lh-run",
+        description=RUN_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("model", help="a .mlir file (linalg on tensors) or a .py file")
-    parser.add_argument("--function", default="main",
-                        help="the function of a .mlir file to run (default: main)")
-    parser.add_argument("--pipeline", default="default",
-                        help="'default', 'fast', a plugin's pipeline, or 'builtin.module(...)'")
-    parser.add_argument("--input", action="append", metavar="FILE.npy",
-                        help="an argument's value, once per argument, in order")
-    parser.add_argument("--dynamic-size", type=int, default=4,
-                        help="size of dynamic dimensions of random inputs (default: 4)")
-    parser.add_argument("--repeat", type=int, default=10,
-                        help="runs to time after the first (default: 10)")
+    parser.add_argument(
+        "--function", default="main", help="the function of a .mlir file to run (default: main)"
+    )
+    parser.add_argument(
+        "--pipeline",
+        default="default",
+        help="'default', 'fast', a plugin's pipeline, or 'builtin.module(...)'",
+    )
+    parser.add_argument(
+        "--input",
+        action="append",
+        metavar="FILE.npy",
+        help="an argument's value, once per argument, in order",
+    )
+    parser.add_argument(
+        "--dynamic-size",
+        type=int,
+        default=4,
+        help="size of dynamic dimensions of random inputs (default: 4)",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=10, help="runs to time after the first (default: 10)"
+    )
     parser.add_argument("--dump-ir", metavar="DIR", help="write the IR of each stage to DIR")
-    parser.add_argument("--unroll-loops", action="store_true",
-                        help="let LLVM unroll loops: compiles slower, may run faster")
+    parser.add_argument(
+        "--unroll-loops",
+        action="store_true",
+        help="let LLVM unroll loops: compiles slower, may run faster",
+    )
     args = parser.parse_args(argv)
     if not os.path.isfile(args.model):
         parser.error(f"no such file: {args.model}")
@@ -104,8 +132,14 @@ def run(argv=None):
     try:
         compiled, inputs, model = _compile_and_inputs(args)
         results = compiled(*inputs)
-    except (CompileError, IngressError, MLIRError, ValueError, TypeError,
-            NotImplementedError) as error:
+    except (
+        CompileError,
+        IngressError,
+        MLIRError,
+        ValueError,
+        TypeError,
+        NotImplementedError,
+    ) as error:
         print(f"lh-run: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
     outputs = results if isinstance(results, tuple) else (results,)
@@ -126,8 +160,10 @@ def run(argv=None):
         expected = expected if isinstance(expected, tuple) else (expected,)
         difference = max(float((o - e).abs().max()) for o, e in zip(outputs, expected))
         print(f"max |lighthouse - eager PyTorch|: {difference:.3g}")
-    print("seconds per stage: " + ", ".join(f"{stage} {seconds:.3f}"
-                                             for stage, seconds in compiled.timings.items()))
+    print(
+        "seconds per stage: "
+        + ", ".join(f"{stage} {seconds:.3f}" for stage, seconds in compiled.timings.items())
+    )
     if times:
         print(f"run: median {statistics.median(times) * 1e3:.3f} ms over {len(times)} runs")
     return 0

@@ -13,15 +13,14 @@
 
 #include <stdio.h>
 
-static const char *kModule =
-    "llvm.func @twice(%x: f64) -> f64 {\n"
-    "  %r = llvm.fadd %x, %x : f64\n"
-    "  llvm.return %r : f64\n"
-    "}\n"
-    "llvm.func @square(%x: f64) -> f64 {\n"
-    "  %r = llvm.fmul %x, %x : f64\n"
-    "  llvm.return %r : f64\n"
-    "}\n";
+static const char *kModule = "llvm.func @twice(%x: f64) -> f64 {\n"
+                             "  %r = llvm.fadd %x, %x : f64\n"
+                             "  llvm.return %r : f64\n"
+                             "}\n"
+                             "llvm.func @square(%x: f64) -> f64 {\n"
+                             "  %r = llvm.fmul %x, %x : f64\n"
+                             "  llvm.return %r : f64\n"
+                             "}\n";
 
 /// Calls the packed entry point `name` with 3.0.
 static double call(LighthouseExecutionEngine engine, const char *name) {

@@ -15,11 +15,14 @@
 #include <string.h>
 
 static const char *kModule =
-    "func.func @axpy(%a: f32, %x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {\n"
+    "func.func @axpy(%a: f32, %x: tensor<4xf32>, %y: tensor<4xf32>) -> "
+    "tensor<4xf32> {\n"
     "  %init = tensor.empty() : tensor<4xf32>\n"
-    "  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],\n"
+    "  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, "
+    "affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],\n"
     "                       iterator_types = [\"parallel\"]}\n"
-    "      ins(%x, %y : tensor<4xf32>, tensor<4xf32>) outs(%init : tensor<4xf32>) {\n"
+    "      ins(%x, %y : tensor<4xf32>, tensor<4xf32>) outs(%init : "
+    "tensor<4xf32>) {\n"
     "  ^bb0(%xi: f32, %yi: f32, %out: f32):\n"
     "    %m = arith.mulf %a, %xi : f32\n"
     "    %s = arith.addf %m, %yi : f32\n"

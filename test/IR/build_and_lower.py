@@ -35,9 +35,9 @@ with ir.Context(), ir.Location.unknown():
     # CHECK: math.log %{{.*}} : tensor<?xf32>
     print(module)
 
-    PassManager.parse(
-        "builtin.module(func.func(convert-elementwise-to-linalg,canonicalize))"
-    ).run(module.operation)
+    PassManager.parse("builtin.module(func.func(convert-elementwise-to-linalg,canonicalize))").run(
+        module.operation
+    )
     # CHECK-LABEL: func.func @softplus
     # CHECK: linalg.generic
     # CHECK-NEXT: ^bb0
@@ -52,7 +52,8 @@ with ir.Context(), ir.Location.unknown():
 
     PassManager.parse(
         "builtin.module(one-shot-bufferize{bufferize-function-boundaries},"
-        "func.func(convert-linalg-to-loops))").run(module.operation)
+        "func.func(convert-linalg-to-loops))"
+    ).run(module.operation)
     # CHECK-LABEL: func.func @softplus(%{{.*}}: memref<?xf32, strided<[?], offset: ?>>)
     # CHECK: memref.alloc(%{{.*}}) {{.*}}: memref<?xf32>
     # CHECK: scf.for
@@ -63,7 +64,8 @@ with ir.Context(), ir.Location.unknown():
 
     PassManager.parse(
         "builtin.module(expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-        "convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)").run(module.operation)
+        "convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)"
+    ).run(module.operation)
     # CHECK-LABEL: llvm.func @softplus
     # CHECK: llvm.call @malloc
     # CHECK: llvm.intr.exp

@@ -21,9 +21,11 @@ WITHOUT_DEALLOCATION = (
     "function-boundary-type-conversion=identity-layout-map},"
     "convert-bufferization-to-memref,func.func(convert-linalg-to-loops),"
     "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-scf-to-cf,"
-    "convert-to-llvm,reconcile-unrealized-casts)")
-PIPELINES = pytest.mark.parametrize("pipeline", ["default", WITHOUT_DEALLOCATION],
-                                    ids=["default", "without-deallocation"])
+    "convert-to-llvm,reconcile-unrealized-casts)"
+)
+PIPELINES = pytest.mark.parametrize(
+    "pipeline", ["default", WITHOUT_DEALLOCATION], ids=["default", "without-deallocation"]
+)
 
 
 def test_inputs_are_not_overwritten():
@@ -39,10 +41,13 @@ def test_inputs_are_not_overwritten():
 
 @PIPELINES
 def test_result_aliasing_an_input_is_a_copy(pipeline):
-    compiled = compile_module("""
+    compiled = compile_module(
+        """
     func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
       return %a : tensor<?xf32>
-    }""", pipeline=pipeline)
+    }""",
+        pipeline=pipeline,
+    )
     a = np.arange(4, dtype=np.float32)
     result = compiled(a)
     result[0] = 42
@@ -59,11 +64,14 @@ def test_result_aliasing_an_input_is_a_copy(pipeline):
 
 @PIPELINES
 def test_result_of_a_constant_is_a_copy(pipeline):
-    compiled = compile_module("""
+    compiled = compile_module(
+        """
     func.func @main() -> tensor<3xi64> {
       %c = arith.constant dense<[7, 8, 9]> : tensor<3xi64>
       return %c : tensor<3xi64>
-    }""", pipeline=pipeline)
+    }""",
+        pipeline=pipeline,
+    )
     first = compiled()
     first[:] = 0
     np.testing.assert_array_equal(compiled(), [7, 8, 9])
@@ -71,11 +79,14 @@ def test_result_of_a_constant_is_a_copy(pipeline):
 
 @PIPELINES
 def test_one_buffer_returned_twice(pipeline):
-    compiled = compile_module("""
+    compiled = compile_module(
+        """
     func.func @main(%a: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
       %r = math.exp %a : tensor<2x2xf32>
       return %r, %r : tensor<2x2xf32>, tensor<2x2xf32>
-    }""", pipeline=pipeline)
+    }""",
+        pipeline=pipeline,
+    )
     first, second = compiled(np.zeros((2, 2), np.float32))
     assert first.ctypes.data != second.ctypes.data
     del first
@@ -120,7 +131,8 @@ def test_empty_and_boolean_results():
 
 @pytest.mark.parametrize("pipeline", ["default", "fast"])
 def test_boolean_rows_long_enough_to_vectorize(pipeline):
-    compiled = compile_module("""
+    compiled = compile_module(
+        """
     func.func @main(%a: tensor<4x16xf32>) -> tensor<4x16xi1> {
       %zero = arith.constant 0.0 : f32
       %e = tensor.empty() : tensor<4x16xi1>
@@ -133,7 +145,9 @@ def test_boolean_rows_long_enough_to_vectorize(pipeline):
           linalg.yield %p : i1
       } -> tensor<4x16xi1>
       return %positive : tensor<4x16xi1>
-    }""", pipeline=pipeline)
+    }""",
+        pipeline=pipeline,
+    )
     a = np.linspace(-1, 1, 64, dtype=np.float32).reshape(4, 16)
     np.testing.assert_array_equal(compiled(a), a > 0)
 
@@ -185,12 +199,15 @@ def test_failed_runtime_check_raises(pipeline, tmp_path):
     compiled = compile_module(CHECKED_ADD, pipeline=pipeline)
     compiled.save(tmp_path)
     for function in (compiled, load(tmp_path)):
-        with pytest.raises(ValueError, match="runtime check of the compiled code failed: "
-                                             "mismatched size for broadcast"):
+        with pytest.raises(
+            ValueError,
+            match="runtime check of the compiled code failed: mismatched size for broadcast",
+        ):
             function(np.ones(3, np.float32), np.ones(4, np.float32))
         # The process goes on, and so do calls with good arguments.
-        np.testing.assert_array_equal(function(np.ones(2, np.float32), np.ones(2, np.float32)),
-                                      [2, 2])
+        np.testing.assert_array_equal(
+            function(np.ones(2, np.float32), np.ones(2, np.float32)), [2, 2]
+        )
 
 
 PARALLEL_CHECK = '''
@@ -219,8 +236,9 @@ compiled(np.array([1, -2], np.float32))
 def test_failed_check_in_a_parallel_loop_aborts_with_its_message():
     """A check in a parallel loop may fail on another thread than the caller's:
     it aborts as cf.assert does, saying why, and does not hang."""
-    result = subprocess.run([sys.executable, "-c", PARALLEL_CHECK], capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", PARALLEL_CHECK], capture_output=True, text=True, timeout=120
+    )
     assert "good: [1. 2.]" in result.stdout
     assert result.returncode != 0
     assert "negative input" in result.stdout + result.stderr
@@ -255,11 +273,14 @@ def test_large_buffers_are_reused_across_calls():
 def test_results_of_code_calling_malloc_are_freed_safely():
     # A pipeline of one's own lowers memref.alloc to malloc: its large
     # results go back through the runtime's free, which keeps or frees them.
-    compiled = compile_module("""
+    compiled = compile_module(
+        """
         func.func @main(%a: tensor<256x256xf32>) -> tensor<256x256xf32> {
           %r = math.exp %a : tensor<256x256xf32>
           return %r : tensor<256x256xf32>
-        }""", pipeline=WITHOUT_DEALLOCATION)
+        }""",
+        pipeline=WITHOUT_DEALLOCATION,
+    )
     for _ in range(100):
         # That pipeline does not keep its inputs read-only: a fresh one each time.
         np.testing.assert_array_equal(compiled(np.zeros((256, 256), np.float32)), 1.0)

@@ -10,8 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)")
-onnx = pytest.importorskip("onnx", reason="needs lighthouse[onnx] (build_tools/setup.sh installs it)")
+torch = pytest.importorskip(
+    "torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)"
+)
+onnx = pytest.importorskip(
+    "onnx", reason="needs lighthouse[onnx] (build_tools/setup.sh installs it)"
+)
 
 import lighthouse  # noqa: E402
 import models  # noqa: E402
@@ -25,8 +29,10 @@ MODELS = models.torch_models()
 
 @pytest.fixture(scope="module")
 def compiled_models():
-    return {name: (module, inputs, lighthouse.compile(module, inputs, dynamic_shapes=dynamic))
-            for name, module, inputs, dynamic in MODELS}
+    return {
+        name: (module, inputs, lighthouse.compile(module, inputs, dynamic_shapes=dynamic))
+        for name, module, inputs, dynamic in MODELS
+    }
 
 
 @pytest.mark.parametrize("name", [m[0] for m in MODELS])
@@ -67,23 +73,38 @@ def test_timings_and_ir_dumps(tmp_path):
     compiled = lighthouse.compile(module, inputs, dump_ir=tmp_path)
     assert set(compiled.timings) >= {"export", "import", "lower-to-linalg", "pipeline", "jit"}
     assert all(seconds >= 0 for seconds in compiled.timings.values())
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["1-torch.mlir", "2-linalg.mlir",
-                                                          "3-llvm.mlir"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "1-torch.mlir",
+        "2-linalg.mlir",
+        "3-llvm.mlir",
+    ]
     assert '"torch.aten.mm"' in compiled.ir["torch"]
     assert "linalg.matmul" in compiled.ir["linalg"]
     assert "llvm.func @main" in compiled.ir["llvm"]
 
 
-@pytest.mark.parametrize("model", [
-    pytest.param(lambda: models.onnx_dense_softmax(13), id="dense-softmax-13"),
-    pytest.param(lambda: models.onnx_dense_softmax(21), id="dense-softmax-21"),
-    pytest.param(lambda: models.onnx_conv_pool(18), id="conv-pool-18"),
-    pytest.param(lambda: onnx.load_from_string(models.exported_onnx(
-        models.seeded(models.SmallCNN()), (torch.randn(1, 3, 16, 16),))), id="exported-cnn"),
-    pytest.param(lambda: onnx.load_from_string(models.exported_onnx(
-        models.seeded(models.MLP()), (torch.randn(2, 16),), dynamic_batch=True)),
-        id="exported-mlp-dynamic"),
-])
+@pytest.mark.parametrize(
+    "model",
+    [
+        pytest.param(lambda: models.onnx_dense_softmax(13), id="dense-softmax-13"),
+        pytest.param(lambda: models.onnx_dense_softmax(21), id="dense-softmax-21"),
+        pytest.param(lambda: models.onnx_conv_pool(18), id="conv-pool-18"),
+        pytest.param(
+            lambda: onnx.load_from_string(
+                models.exported_onnx(models.seeded(models.SmallCNN()), (torch.randn(1, 3, 16, 16),))
+            ),
+            id="exported-cnn",
+        ),
+        pytest.param(
+            lambda: onnx.load_from_string(
+                models.exported_onnx(
+                    models.seeded(models.MLP()), (torch.randn(2, 16),), dynamic_batch=True
+                )
+            ),
+            id="exported-mlp-dynamic",
+        ),
+    ],
+)
 @pytest.mark.parametrize("pipeline", ["default", "fast"])
 def test_onnx_model_matches_reference_evaluator(model, pipeline):
     from onnx.reference import ReferenceEvaluator
@@ -120,8 +141,21 @@ def test_pipeline_plugin_found_by_name(tmp_path):
 
     source = shutil.copytree(REPO / "examples" / "pipeline-plugin", tmp_path / "source")
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                    "--no-build-isolation", "--target", str(site), str(source)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(site),
+            str(source),
+        ],
+        check=True,
+    )
     script = f"""
 import sys
 sys.path.insert(0, {str(REPO / "test")!r})
@@ -136,8 +170,12 @@ with torch.no_grad():
 print("ran fused-cpu")
 """
     path = os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": path})
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "ran fused-cpu" in result.stdout
 
@@ -148,25 +186,42 @@ EXP = """func.func @main(%a: tensor<2x3xf32>, %n: tensor<?xi64>) -> tensor<2x3xf
 }"""
 
 
-@pytest.mark.parametrize("args, error, text", [
-    ((np.zeros((2, 3), np.float64), np.zeros(4, np.int64)), TypeError,
-     "argument 0: expected float32 elements, got float64"),
-    ((np.zeros((3, 2), np.float32), np.zeros(4, np.int64)), ValueError,
-     "argument 0: dimension 0 must be 2 (float32[2x3]), got shape (3, 2)"),
-    ((np.zeros((2, 3), np.float32), np.zeros((4, 1), np.int64)), ValueError,
-     "argument 1: expected rank 1 (int64[?]), got shape (4, 1)"),
-    ((np.zeros((2, 3), np.float32),), TypeError, "takes 2 arguments, got 1"),
-    (([[0.0] * 3] * 2, np.zeros(4, np.int64)), TypeError,
-     "argument 0: expected a numpy array or a torch tensor of float32[2x3], got list"),
-], ids=["dtype", "static-dim", "rank", "count", "not-an-array"])
+@pytest.mark.parametrize(
+    "args, error, text",
+    [
+        (
+            (np.zeros((2, 3), np.float64), np.zeros(4, np.int64)),
+            TypeError,
+            "argument 0: expected float32 elements, got float64",
+        ),
+        (
+            (np.zeros((3, 2), np.float32), np.zeros(4, np.int64)),
+            ValueError,
+            "argument 0: dimension 0 must be 2 (float32[2x3]), got shape (3, 2)",
+        ),
+        (
+            (np.zeros((2, 3), np.float32), np.zeros((4, 1), np.int64)),
+            ValueError,
+            "argument 1: expected rank 1 (int64[?]), got shape (4, 1)",
+        ),
+        ((np.zeros((2, 3), np.float32),), TypeError, "takes 2 arguments, got 1"),
+        (
+            ([[0.0] * 3] * 2, np.zeros(4, np.int64)),
+            TypeError,
+            "argument 0: expected a numpy array or a torch tensor of float32[2x3], got list",
+        ),
+    ],
+    ids=["dtype", "static-dim", "rank", "count", "not-an-array"],
+)
 def test_call_time_errors_name_the_argument(args, error, text):
     compiled = compile_module(EXP)
     with pytest.raises(error) as info:
         compiled(*args)
     assert text in str(info.value)
     # Good arguments still work afterwards.
-    np.testing.assert_allclose(compiled(np.zeros((2, 3), np.float32), np.zeros(4, np.int64)),
-                               np.ones((2, 3)))
+    np.testing.assert_allclose(
+        compiled(np.zeros((2, 3), np.float32), np.zeros(4, np.int64)), np.ones((2, 3))
+    )
 
 
 def test_dynamic_sizes_that_must_agree_are_checked():
@@ -175,13 +230,18 @@ def test_dynamic_sizes_that_must_agree_are_checked():
             return x + y
 
     batch = torch.export.Dim("batch")
-    compiled = lighthouse.compile(Add(), (torch.ones(3, 4), torch.ones(3, 4)),
-                                  dynamic_shapes={"x": {0: batch}, "y": {0: batch}})
-    with pytest.raises(ValueError, match="runtime check of the compiled code failed: "
-                                         "mismatched size for broadcast"):
+    compiled = lighthouse.compile(
+        Add(),
+        (torch.ones(3, 4), torch.ones(3, 4)),
+        dynamic_shapes={"x": {0: batch}, "y": {0: batch}},
+    )
+    with pytest.raises(
+        ValueError, match="runtime check of the compiled code failed: mismatched size for broadcast"
+    ):
         compiled(torch.ones(2, 4), torch.ones(5, 4))
-    torch.testing.assert_close(compiled(torch.ones(2, 4), torch.ones(2, 4)),
-                               torch.full((2, 4), 2.0))
+    torch.testing.assert_close(
+        compiled(torch.ones(2, 4), torch.ones(2, 4)), torch.full((2, 4), 2.0)
+    )
 
 
 def test_op_the_pipeline_cannot_lower_is_named():
@@ -211,23 +271,33 @@ def test_unknown_function():
 
 # The defaults (default pipeline, loops not unrolled) are compiled by the
 # `compiled_models` fixture; these are the other settings.
-@pytest.mark.parametrize("pipeline, unroll_loops", [("default", True), ("fast", False),
-                                                    ("fast", True)],
-                         ids=["default-unrolled", "fast", "fast-unrolled"])
+@pytest.mark.parametrize(
+    "pipeline, unroll_loops",
+    [("default", True), ("fast", False), ("fast", True)],
+    ids=["default-unrolled", "fast", "fast-unrolled"],
+)
 @pytest.mark.parametrize("name", [m[0] for m in MODELS])
 def test_other_settings_match_eager(compiled_models, name, pipeline, unroll_loops):
     module, inputs, _ = compiled_models[name]
     dynamic = next(m[3] for m in MODELS if m[0] == name)
-    compiled = lighthouse.compile(module, inputs, dynamic_shapes=dynamic, pipeline=pipeline,
-                                  unroll_loops=unroll_loops)
+    compiled = lighthouse.compile(
+        module, inputs, dynamic_shapes=dynamic, pipeline=pipeline, unroll_loops=unroll_loops
+    )
     with torch.no_grad():
         torch.testing.assert_close(compiled(*inputs), module(*inputs), **TOLERANCE)
 
 
-@pytest.mark.parametrize("m, n, k", [(256, 256, 256), (64, 1024, 128), (64, 64, 1000),
-                                     (10, 7, 5), (None, 96, 64)],
-                         ids=["threads-and-vectors", "column-blocks", "shrunk-cache-tile",
-                              "ragged-loops", "dynamic-rows"])
+@pytest.mark.parametrize(
+    "m, n, k",
+    [(256, 256, 256), (64, 1024, 128), (64, 64, 1000), (10, 7, 5), (None, 96, 64)],
+    ids=[
+        "threads-and-vectors",
+        "column-blocks",
+        "shrunk-cache-tile",
+        "ragged-loops",
+        "dynamic-rows",
+    ],
+)
 def test_fast_pipeline_matmul(m, n, k):
     compiled = compile_module(models.matmul_mlir(m, n, k), pipeline="fast")
     rng = np.random.default_rng(n + k)
@@ -241,8 +311,9 @@ def test_fast_pipeline_matmul(m, n, k):
 def test_save_and_load_in_a_fresh_process(tmp_path):
     module = models.seeded(models.MLP())
     batch = torch.export.Dim("batch")
-    compiled = lighthouse.compile(module, (torch.randn(2, 16),), dynamic_shapes={"x": {0: batch}},
-                                  pipeline="fast")
+    compiled = lighthouse.compile(
+        module, (torch.randn(2, 16),), dynamic_shapes={"x": {0: batch}}, pipeline="fast"
+    )
     compiled.save(tmp_path / "mlp")
     x = np.random.default_rng(0).standard_normal((5, 16), dtype=np.float32)
     np.save(tmp_path / "x.npy", x)
@@ -277,17 +348,16 @@ def test_cache_hit_skips_pipeline_and_jit(tmp_path):
     assert len(list(tmp_path.iterdir())) == 3
 
 
-
 def test_options_object_and_keywords():
     from lighthouse.compiler import PIPELINES, CompileOptions
 
     fast = CompileOptions(pipeline="fast", opt_level=1)
     assert compile_module(EXP, options=fast).pipeline == PIPELINES["fast"]
     # A keyword argument wins over the options object.
-    assert compile_module(EXP, options=fast, pipeline="default").pipeline == \
-        PIPELINES["default"]
-    with pytest.raises(TypeError, match="unknown compile option.*pipelines; the options are "
-                                        "pipeline, dump_ir"):
+    assert compile_module(EXP, options=fast, pipeline="default").pipeline == PIPELINES["default"]
+    with pytest.raises(
+        TypeError, match="unknown compile option.*pipelines; the options are pipeline, dump_ir"
+    ):
         compile_module(EXP, pipelines="fast")
     with pytest.raises(TypeError, match="options must be a CompileOptions, got dict"):
         compile_module(EXP, options={"pipeline": "fast"})
@@ -317,6 +387,7 @@ def test_compiled_module_outlives_its_ir():
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_allclose(compiled(a, np.zeros(4, np.int64)), np.exp(a), rtol=1e-6)
 
+
 MISSING_FUNCTION = """
 func.func private @lighthouse_test_no_such_function(f32) -> f32
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -339,8 +410,10 @@ def test_jit_errors_name_the_cause(threads):
         compile_module(EXP, opt_level=7)
     with pytest.raises(CompileError, match="threads must be 0 .* or more, got -1"):
         compile_module(EXP, jit_threads=-1)
-    with pytest.raises(CompileError, match="(?s)the JIT could not produce @main: .*"
-                                           "lighthouse_test_no_such_function"):
+    with pytest.raises(
+        CompileError,
+        match="(?s)the JIT could not produce @main: .*lighthouse_test_no_such_function",
+    ):
         compile_module(MISSING_FUNCTION, jit_threads=threads)
 
 
@@ -364,8 +437,9 @@ def test_jit_compiles_functions_in_parts(threads):
     from lighthouse._mlir_libs._lighthouse import create_execution_engine
 
     with ir.Context():
-        engine = create_execution_engine(ir.Module.parse(TWO_FUNCTIONS), 3, False, threads,
-                                         lighthouse.runtime_library_paths())
+        engine = create_execution_engine(
+            ir.Module.parse(TWO_FUNCTIONS), 3, False, threads, lighthouse.runtime_library_paths()
+        )
     # One object file per part: a part per thread, at most one per function.
     assert len(engine.objects()) == threads
     assert all(o.startswith(b"\x7fELF") for o in engine.objects())
@@ -468,8 +542,11 @@ def test_batch_matmul_with_a_shared_weight(pipeline):
         np.testing.assert_allclose(compiled(x, w), x @ w, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("m, n, k", [(256, 256, 256), (64, 1024, 128), (None, 96, 64)],
-                         ids=["threads", "column-blocks", "dynamic-rows"])
+@pytest.mark.parametrize(
+    "m, n, k",
+    [(256, 256, 256), (64, 1024, 128), (None, 96, 64)],
+    ids=["threads", "column-blocks", "dynamic-rows"],
+)
 def test_fast_pipeline_fuses_bias_and_relu(m, n, k):
     compiled = compile_module(models.matmul_bias_relu_mlir(m, n, k), pipeline="fast")
     rng = np.random.default_rng(m or 0)
@@ -477,15 +554,17 @@ def test_fast_pipeline_fuses_bias_and_relu(m, n, k):
     bias = rng.standard_normal(n, dtype=np.float32)
     for rows in [m] if m is not None else [0, 3, 8, 21]:
         a = rng.standard_normal((rows, k), dtype=np.float32)
-        np.testing.assert_allclose(compiled(a, b, bias), np.maximum(a @ b + bias, 0),
-                                   rtol=1e-4, atol=1e-3)
+        np.testing.assert_allclose(
+            compiled(a, b, bias), np.maximum(a @ b + bias, 0), rtol=1e-4, atol=1e-3
+        )
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("m, n, k, bias_relu",
-                         [(256, 1024, 512, False), (512, 1056, 256, False),
-                          (256, 1024, 512, True)],
-                         ids=["columns-split", "rows-split", "with-bias-relu"])
+@pytest.mark.parametrize(
+    "m, n, k, bias_relu",
+    [(256, 1024, 512, False), (512, 1056, 256, False), (256, 1024, 512, True)],
+    ids=["columns-split", "rows-split", "with-bias-relu"],
+)
 def test_fast_pipeline_panels_of_b(m, n, k, bias_relu, threads):
     """Matmuls whose B each thread copies into panels (256K floats of B a
     thread, two blocks of rows), split across threads by columns or, when
@@ -523,8 +602,9 @@ def test_fast_pipeline_cnn_batches_split_across_threads():
     # images across threads from 15 (the second) and 38 (the first) on.
     module = models.seeded(models.SmallCNN())
     batch = torch.export.Dim("batch", min=1, max=1024)
-    compiled = lighthouse.compile(module, (torch.randn(2, 3, 16, 16),),
-                                  dynamic_shapes={"x": {0: batch}}, pipeline="fast")
+    compiled = lighthouse.compile(
+        module, (torch.randn(2, 3, 16, 16),), dynamic_shapes={"x": {0: batch}}, pipeline="fast"
+    )
     for size in (1, 20, 64, 65):
         x = torch.randn(size, 3, 16, 16, generator=torch.Generator().manual_seed(size))
         with torch.no_grad():
@@ -533,14 +613,17 @@ def test_fast_pipeline_cnn_batches_split_across_threads():
 
 def test_fast_pipeline_options():
     # Options of the fast pipeline go to its schedule; bad ones are named.
-    one_thread = compile_module(models.matmul_mlir(256, 256, 256),
-                                pipeline="builtin.module(lighthouse-cpu-fast{threads=1})")
+    one_thread = compile_module(
+        models.matmul_mlir(256, 256, 256), pipeline="builtin.module(lighthouse-cpu-fast{threads=1})"
+    )
     rng = np.random.default_rng(3)
     a, b = (rng.standard_normal((256, 256), dtype=np.float32) for _ in range(2))
     np.testing.assert_allclose(one_thread(a, b), a @ b, rtol=1e-4, atol=1e-3)
     with pytest.raises(ValueError, match="no such option tiles"):
-        compile_module(models.matmul_mlir(256, 256, 256),
-                       pipeline="builtin.module(lighthouse-cpu-fast{tiles=4})")
+        compile_module(
+            models.matmul_mlir(256, 256, 256),
+            pipeline="builtin.module(lighthouse-cpu-fast{tiles=4})",
+        )
 
 
 F = torch.nn.functional
@@ -548,11 +631,15 @@ ROW = (torch.randn(4, 32, generator=torch.Generator().manual_seed(1)),)
 IMAGES = (torch.randn(2, 8, 4, 4, generator=torch.Generator().manual_seed(2)),)
 OPS = {
     "rms_norm": (lambda x: F.rms_norm(x, (32,)), ROW),
-    "attention": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v),
-                  tuple(torch.randn(2, 4, 8, 16) for _ in range(3))),
+    "attention": (
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v),
+        tuple(torch.randn(2, 4, 8, 16) for _ in range(3)),
+    ),
     "matmul-3d-by-2d": (lambda x, w: x @ w, (torch.randn(3, 5, 16), torch.randn(16, 32))),
-    "baddbmm": (torch.baddbmm, (torch.randn(2, 4, 8), torch.randn(2, 4, 16),
-                                torch.randn(2, 16, 8))),
+    "baddbmm": (
+        torch.baddbmm,
+        (torch.randn(2, 4, 8), torch.randn(2, 4, 16), torch.randn(2, 16, 8)),
+    ),
     "hardswish": (F.hardswish, ROW),
     "mish": (F.mish, ROW),
     "glu": (F.glu, ROW),
@@ -568,17 +655,26 @@ OPS = {
     "interpolate": (lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), IMAGES),
     # Convolutions: the register kernel's blocks (channels by pixels) for
     # other shapes, and the 1-D windows it leaves strided rows to.
-    "conv-dilated": (lambda x, w: F.conv2d(x, w, dilation=2, padding=2),
-                     (torch.randn(2, 4, 12, 40), torch.randn(20, 4, 3, 3))),
-    "conv-5x5-odd-sizes": (lambda x, w, b: F.conv2d(x, w, b, padding=2),
-                           (torch.randn(3, 6, 9, 30), torch.randn(10, 6, 5, 5),
-                            torch.randn(10))),
-    "conv-1x1-7x7": (lambda x, w: F.conv2d(x, w),
-                     (torch.randn(2, 16, 7, 7), torch.randn(32, 16, 1, 1))),
-    "conv-narrow-rows": (lambda x, w: F.conv2d(x, w),
-                         (torch.randn(2, 8, 6, 4), torch.randn(16, 8, 3, 3))),
-    "conv-strided": (lambda x, w: F.conv2d(x, w, stride=2, padding=1),
-                     (torch.randn(2, 3, 16, 16), torch.randn(8, 3, 3, 3))),
+    "conv-dilated": (
+        lambda x, w: F.conv2d(x, w, dilation=2, padding=2),
+        (torch.randn(2, 4, 12, 40), torch.randn(20, 4, 3, 3)),
+    ),
+    "conv-5x5-odd-sizes": (
+        lambda x, w, b: F.conv2d(x, w, b, padding=2),
+        (torch.randn(3, 6, 9, 30), torch.randn(10, 6, 5, 5), torch.randn(10)),
+    ),
+    "conv-1x1-7x7": (
+        lambda x, w: F.conv2d(x, w),
+        (torch.randn(2, 16, 7, 7), torch.randn(32, 16, 1, 1)),
+    ),
+    "conv-narrow-rows": (
+        lambda x, w: F.conv2d(x, w),
+        (torch.randn(2, 8, 6, 4), torch.randn(16, 8, 3, 3)),
+    ),
+    "conv-strided": (
+        lambda x, w: F.conv2d(x, w, stride=2, padding=1),
+        (torch.randn(2, 3, 16, 16), torch.randn(8, 3, 3, 3)),
+    ),
     # Poolings: the register kernel's blocks (max, sum), strided and not,
     # padded with -inf, and the 1-D windows (rows of 3 pixels).
     "max-pool-padded": (lambda x: F.max_pool2d(x, 3, 2, 1), (torch.randn(2, 16, 32, 32),)),
@@ -586,14 +682,20 @@ OPS = {
     "max-pool-odd-rows": (lambda x: F.max_pool2d(x, 2, 1), (torch.randn(1, 12, 10, 21),)),
     "avg-pool-strided": (lambda x: F.avg_pool2d(x, 2, 2), (torch.randn(2, 8, 20, 20),)),
     "max-pool-narrow-rows": (lambda x: F.max_pool2d(x, 2), (torch.randn(2, 4, 6, 6),)),
-    "max-pool-dilated": (lambda x: F.max_pool2d(x, 3, 1, 0, dilation=2),
-                         (torch.randn(2, 8, 20, 36),)),
+    "max-pool-dilated": (
+        lambda x: F.max_pool2d(x, 3, 1, 0, dilation=2),
+        (torch.randn(2, 8, 20, 36),),
+    ),
     # A NaN in a window makes its maximum NaN, as in eager PyTorch.
-    "max-pool-nan": (lambda x: F.max_pool2d(x, 2),
-                     (torch.tensor([1.0, float("nan"), 2.0, 3.0]).repeat(4, 8, 4).unsqueeze(0),)),
+    "max-pool-nan": (
+        lambda x: F.max_pool2d(x, 2),
+        (torch.tensor([1.0, float("nan"), 2.0, 3.0]).repeat(4, 8, 4).unsqueeze(0),),
+    ),
     # 512K elements: split across threads by the fast pipeline.
-    "large-elementwise": (lambda x, b: torch.relu(x * 0.5 + b[:, None, None]),
-                          (torch.randn(8, 16, 64, 64), torch.randn(16))),
+    "large-elementwise": (
+        lambda x, b: torch.relu(x * 0.5 + b[:, None, None]),
+        (torch.randn(8, 16, 64, 64), torch.randn(16)),
+    ),
 }
 
 
@@ -611,8 +713,11 @@ def test_ops_match_eager(name, pipeline):
 
 
 @pytest.mark.parametrize("threads", [2, 3])
-@pytest.mark.parametrize("shape", [(1, 64, 10, 10), (1, 8, 75, 64), (1, 8, 64, 64)],
-                         ids=["channels", "uneven-rows", "even-rows"])
+@pytest.mark.parametrize(
+    "shape",
+    [(1, 64, 10, 10), (1, 8, 75, 64), (1, 8, 64, 64)],
+    ids=["channels", "uneven-rows", "even-rows"],
+)
 def test_one_image_split_across_threads(shape, threads):
     """Batch 1 with work enough to split within the image: by blocks of output
     channels (when they divide evenly among the threads and the filters
@@ -627,10 +732,12 @@ def test_one_image_split_across_threads(shape, threads):
             return F.conv2d(x, w, padding=1)
 
     compiled = lighthouse.compile(
-        Conv(), (x, w), dump_ir=True,
-        pipeline=f"builtin.module(lighthouse-cpu-fast{{threads={threads}}})")
+        Conv(),
+        (x, w),
+        dump_ir=True,
+        pipeline=f"builtin.module(lighthouse-cpu-fast{{threads={threads}}})",
+    )
     # Sums of up to 576 products of magnitude ~1: float rounding reaches 1e-5.
-    torch.testing.assert_close(compiled(x, w), F.conv2d(x, w, padding=1),
-                               rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(compiled(x, w), F.conv2d(x, w, padding=1), rtol=1e-4, atol=1e-4)
     assert "omp.parallel" in compiled.ir["llvm"]
     assert "llvm.intr.fmuladd" in compiled.ir["llvm"]

@@ -6,17 +6,23 @@ from lighthouse import ir
 from lighthouse.passmanager import PassManager
 
 
-@pytest.mark.parametrize("source, diagnostic", [
-    pytest.param("func.func @f( {", ":1:14: expected non-function type",
-                 id="malformed"),
-    pytest.param('func.func @f() {\n "arith.frobnicate"() : () -> ()\n return\n}',
-                 ":2:2: unregistered operation 'arith.frobnicate'",
-                 id="unknown-op"),
-    # The parser verifies what it parsed.
-    pytest.param("func.func @f(%a: i32) -> i64 { return %a : i32 }",
-                 ":1:32: type of return operand 0 ('i32') doesn't match function result type",
-                 id="invalid"),
-])
+@pytest.mark.parametrize(
+    "source, diagnostic",
+    [
+        pytest.param("func.func @f( {", ":1:14: expected non-function type", id="malformed"),
+        pytest.param(
+            'func.func @f() {\n "arith.frobnicate"() : () -> ()\n return\n}',
+            ":2:2: unregistered operation 'arith.frobnicate'",
+            id="unknown-op",
+        ),
+        # The parser verifies what it parsed.
+        pytest.param(
+            "func.func @f(%a: i32) -> i64 { return %a : i32 }",
+            ":1:32: type of return operand 0 ('i32') doesn't match function result type",
+            id="invalid",
+        ),
+    ],
+)
 def test_bad_ir_text_raises_with_diagnostic_and_location(source, diagnostic):
     with ir.Context():
         with pytest.raises(ir.MLIRError) as info:
@@ -33,11 +39,11 @@ def test_verifier_failure_of_built_ir_carries_diagnostics():
         i64 = ir.IntegerType.get_signless(64)
         with ir.InsertionPoint(module.body):
             a = ir.Operation.create(
-                "arith.constant", results=[i32],
-                attributes={"value": ir.IntegerAttr.get(i32, 1)}).result
+                "arith.constant", results=[i32], attributes={"value": ir.IntegerAttr.get(i32, 1)}
+            ).result
             b = ir.Operation.create(
-                "arith.constant", results=[i64],
-                attributes={"value": ir.IntegerAttr.get(i64, 2)}).result
+                "arith.constant", results=[i64], attributes={"value": ir.IntegerAttr.get(i64, 2)}
+            ).result
             # Operand types that differ: arith.addi's verifier rejects this.
             ir.Operation.create("arith.addi", results=[i32], operands=[a, b])
         with pytest.raises(ir.MLIRError) as info:
@@ -45,19 +51,29 @@ def test_verifier_failure_of_built_ir_carries_diagnostics():
     message = str(info.value)
     assert "Verification failed" in message
     assert "arith.addi" in message
-    assert '"built.py":7:3: \'arith.addi\' op requires the same type' in message
+    assert "\"built.py\":7:3: 'arith.addi' op requires the same type" in message
 
 
-@pytest.mark.parametrize("pipeline, diagnostic", [
-    pytest.param("builtin.module(no-such-pass)",
-                 "'no-such-pass' does not refer to a registered pass", id="unknown-pass"),
-    pytest.param("builtin.module(canonicalize",
-                 "expected pass pipeline to be wrapped with the anchor operation type",
-                 id="unbalanced"),
-    pytest.param("builtin.module(canonicalize{max-iterations=lots})",
-                 "failed to add `canonicalize` with options `max-iterations=lots`",
-                 id="bad-option"),
-])
+@pytest.mark.parametrize(
+    "pipeline, diagnostic",
+    [
+        pytest.param(
+            "builtin.module(no-such-pass)",
+            "'no-such-pass' does not refer to a registered pass",
+            id="unknown-pass",
+        ),
+        pytest.param(
+            "builtin.module(canonicalize",
+            "expected pass pipeline to be wrapped with the anchor operation type",
+            id="unbalanced",
+        ),
+        pytest.param(
+            "builtin.module(canonicalize{max-iterations=lots})",
+            "failed to add `canonicalize` with options `max-iterations=lots`",
+            id="bad-option",
+        ),
+    ],
+)
 def test_bad_pipeline_raises_with_the_cause(pipeline, diagnostic):
     with ir.Context():
         with pytest.raises(ValueError) as info:

@@ -72,8 +72,7 @@ def test_lowering_reaches_llvm_dialect_only():
     with ir.Context():
         module = ir.Module.parse(MATMUL_BIAS_RELU)
         PassManager.parse(LOWER_TO_LLVM).run(module.operation)
-        dialects = {op.operation.name.split(".")[0]
-                    for op in module.body.operations}
+        dialects = {op.operation.name.split(".")[0] for op in module.body.operations}
         text = str(module)
     assert dialects == {"llvm"}
     for leftover in ("linalg.", "tensor.", "memref.", "scf.", "arith.", "func.func"):
@@ -90,8 +89,9 @@ def test_jit_matmul_bias_relu_matches_numpy():
         module = ir.Module.parse(MATMUL_BIAS_RELU)
         PassManager.parse(LOWER_TO_LLVM).run(module.operation)
         engine = ExecutionEngine(module, opt_level=2)
-        engine.invoke("matmul_bias_relu", memref_arg(a), memref_arg(b),
-                      memref_arg(bias), memref_arg(out))
+        engine.invoke(
+            "matmul_bias_relu", memref_arg(a), memref_arg(b), memref_arg(bias), memref_arg(out)
+        )
     expected = np.maximum(a @ b + bias, 0.0)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
 
@@ -113,8 +113,7 @@ def test_jit_scalar_function_built_from_python():
         engine = ExecutionEngine(module)
         a, b = ctypes.c_int64(6), ctypes.c_int64(7)
         result = ctypes.c_int64(0)
-        engine.invoke("mul_add", ctypes.pointer(a), ctypes.pointer(b),
-                      ctypes.pointer(result))
+        engine.invoke("mul_add", ctypes.pointer(a), ctypes.pointer(b), ctypes.pointer(result))
     assert result.value == 6 * 7 + 6
 
 
@@ -175,7 +174,8 @@ with ir.Context():
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", script], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True
+    ).stdout
     assert "rank = 2 offset = 0 sizes = [2, 3] strides = [3, 1]" in out
     assert out.count("1.5") == 6

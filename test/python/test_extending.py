@@ -31,14 +31,29 @@ def clang_environment():
 def installed_example(tmp_path_factory):
     """The example installed by pip into its own folder, against the installed lighthouse."""
     if "lighthouse" not in {d.metadata["Name"] for d in importlib.metadata.distributions()}:
-        pytest.skip("lighthouse is not installed (a build tree on PYTHONPATH): the example "
-                    "builds against an installed lighthouse")
+        pytest.skip(
+            "lighthouse is not installed (a build tree on PYTHONPATH): the example "
+            "builds against an installed lighthouse"
+        )
     target = tmp_path_factory.mktemp("site")
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(EXAMPLE)],
-        capture_output=True, text=True, env=clang_environment())
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(EXAMPLE),
+        ],
+        capture_output=True,
+        text=True,
+        env=clang_environment(),
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     print(f"\nexamples/downstream-dialect: pip install took {time.perf_counter() - start:.1f} s")
     return target
@@ -101,8 +116,12 @@ print("LLVM copies:", len([p for p in loaded if os.path.basename(p).startswith("
 
 
 def test_user_story(installed_example):
-    result = subprocess.run([sys.executable, "-c", USER_STORY], capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(installed_example)})
+    result = subprocess.run(
+        [sys.executable, "-c", USER_STORY],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(installed_example)},
+    )
     assert result.returncode == 0, result.stderr[-5000:]
     out = result.stdout
     assert "built: 3" in out
@@ -118,15 +137,23 @@ def test_dialect_and_pass_plugins_in_lh_opt(installed_example, tmp_path):
     plugin = installed_example / "my_project" / "dialects" / "liblumen.so"
     assert plugin.is_file()
     source = tmp_path / "scale.mlir"
-    source.write_text("func.func @f(%x: f32) -> f32 {\n"
-                      "  %0 = lumen.scale %x by 1.0 : f32\n"
-                      "  %1 = lumen.scale %0 by 3.0 : f32\n"
-                      "  return %1 : f32\n}\n")
+    source.write_text(
+        "func.func @f(%x: f32) -> f32 {\n"
+        "  %0 = lumen.scale %x by 1.0 : f32\n"
+        "  %1 = lumen.scale %0 by 3.0 : f32\n"
+        "  return %1 : f32\n}\n"
+    )
     result = subprocess.run(
-        [str(LIBS / "lh-opt"), f"--load-dialect-plugin={plugin}",
-         f"--load-pass-plugin={plugin}", str(source),
-         "--pass-pipeline=builtin.module(canonicalize,func.func(lumen-expand-scale))"],
-        capture_output=True, text=True)
+        [
+            str(LIBS / "lh-opt"),
+            f"--load-dialect-plugin={plugin}",
+            f"--load-pass-plugin={plugin}",
+            str(source),
+            "--pass-pipeline=builtin.module(canonicalize,func.func(lumen-expand-scale))",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert "arith.mulf %arg0, %cst : f32" in result.stdout
     assert "lumen." not in result.stdout
@@ -158,8 +185,12 @@ print("ran lumen-cpu; imported my_project.dialects:", "my_project.dialects" in s
 def test_pass_and_dialect_plugins_found_by_pipeline_name(installed_example):
     """The example's `lighthouse.pipelines` entry point lists liblumen.so as
     dialect and pass plugins: IR with lumen's ops compiles by pipeline name."""
-    result = subprocess.run([sys.executable, "-c", PLUGIN_PIPELINE], capture_output=True,
-                            text=True, env={**os.environ, "PYTHONPATH": str(installed_example)})
+    result = subprocess.run(
+        [sys.executable, "-c", PLUGIN_PIPELINE],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(installed_example)},
+    )
     assert result.returncode == 0, result.stderr[-5000:]
     assert "ran lumen-cpu; imported my_project.dialects: False" in result.stdout
 
@@ -187,10 +218,23 @@ def test_another_compiler_is_refused(tmp_path):
     if gxx is None:
         pytest.skip("no g++ to try")
     result = subprocess.run(
-        ["cmake", "-S", str(EXAMPLE), "-B", str(tmp_path), f"-DCMAKE_CXX_COMPILER={gxx}",
-         f"-DCMAKE_C_COMPILER={shutil.which('gcc')}", f"-DPython_EXECUTABLE={sys.executable}"],
-        capture_output=True, text=True,
-        env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
+        [
+            "cmake",
+            "-S",
+            str(EXAMPLE),
+            "-B",
+            str(tmp_path),
+            f"-DCMAKE_CXX_COMPILER={gxx}",
+            f"-DCMAKE_C_COMPILER={shutil.which('gcc')}",
+            f"-DPython_EXECUTABLE={sys.executable}",
+        ],
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        },
+    )
     assert result.returncode != 0
     message = " ".join((result.stdout + result.stderr).split())  # CMake wraps lines
     assert "was built with Clang 22" in message

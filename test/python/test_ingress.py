@@ -10,8 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)")
-onnx = pytest.importorskip("onnx", reason="needs lighthouse[onnx] (build_tools/setup.sh installs it)")
+torch = pytest.importorskip(
+    "torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)"
+)
+onnx = pytest.importorskip(
+    "onnx", reason="needs lighthouse[onnx] (build_tools/setup.sh installs it)"
+)
 pytest.importorskip("torch_mlir", reason="needs torch-mlir (lighthouse[torch])")
 
 import models  # noqa: E402
@@ -28,9 +32,9 @@ def op_names(module):
     return names
 
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # torch-mlir's importers under lighthouse.extras
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 
 def test_fx_importer_builds_ir_with_lighthouse_bindings():
@@ -89,13 +93,16 @@ def test_contexts_created_earlier_are_prepared():
         assert str(ir.Type.parse("!torch.vtensor<[2,?],f32>")) == "!torch.vtensor<[2,?],f32>"
 
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # lighthouse.ingress.torch
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 
-@pytest.mark.parametrize("name, module, inputs, dynamic_shapes",
-                         models.torch_models(), ids=[m[0] for m in models.torch_models()])
+@pytest.mark.parametrize(
+    "name, module, inputs, dynamic_shapes",
+    models.torch_models(),
+    ids=[m[0] for m in models.torch_models()],
+)
 def test_torch_models_import_and_lower(name, module, inputs, dynamic_shapes):
     with ir.Context():
         raw = torch_ingress.import_model(module, inputs, dynamic_shapes=dynamic_shapes)
@@ -104,7 +111,8 @@ def test_torch_models_import_and_lower(name, module, inputs, dynamic_shapes):
         lowered = torch_ingress.lower_to_linalg(raw)
         dialects = {n.split(".")[0] for n in op_names(lowered)}
         function_type = ir.FunctionType(
-            ir.TypeAttr(lowered.body.operations[0].attributes["function_type"]).value)
+            ir.TypeAttr(lowered.body.operations[0].attributes["function_type"]).value
+        )
     assert any(n.startswith("torch.aten.") for n in raw_ops)
     assert dialects <= {"builtin", "func", "arith", "math", "tensor", "linalg", "cf"}
     assert "linalg" in dialects
@@ -139,8 +147,15 @@ def test_decomposed_program_is_functional_aten():
     program = torch_ingress.export(module, (x,))
     targets = {str(node.target) for node in program.graph.nodes if node.op == "call_function"}
     # In-place ops are functionalized, composite ops decomposed.
-    assert not {"aten.add_.Tensor", "aten.relu_.default", "aten.linear.default",
-                "aten.layer_norm.default"} & targets
+    assert (
+        not {
+            "aten.add_.Tensor",
+            "aten.relu_.default",
+            "aten.linear.default",
+            "aten.layer_norm.default",
+        }
+        & targets
+    )
     assert "aten.relu.default" in targets
     with torch.no_grad():
         torch.testing.assert_close(program.module()(x), module(x))
@@ -171,8 +186,10 @@ def test_op_lowered_to_a_torch_mlir_only_dialect_is_named():
         raw = torch_ingress.import_model(CumulativeSum(), (torch.randn(4, 4),))
         with pytest.raises(torch_ingress.ExchangeError) as info:
             torch_ingress.lower_to_linalg(raw)
-    assert "torch-mlir lowered the model to operations lighthouse does not have: " \
+    assert (
+        "torch-mlir lowered the model to operations lighthouse does not have: "
         "tm_tensor.scan, tm_tensor.yield" in str(info.value)
+    )
 
 
 def test_ir_that_torch_mlir_does_not_know_raises_exchange_error():
@@ -188,14 +205,27 @@ def test_ir_that_torch_mlir_does_not_know_raises_exchange_error():
     assert "op 'torch.frobnicate' did not cross" in message
 
 
-@pytest.mark.parametrize("bad_call, error, text", [
-    (lambda: torch_ingress.import_model("model.pt"), TypeError,
-     "expected a torch.nn.Module or a torch.export.ExportedProgram, got builtins.str"),
-    (lambda: torch_ingress.import_model(models.MLP(), torch.randn(2, 16)), TypeError,
-     "example_args must be a tuple of inputs, got Tensor"),
-    (lambda: torch_ingress.import_model(models.MLP()), ValueError,
-     "exporting an nn.Module needs example_args"),
-], ids=["not-a-model", "args-not-a-tuple", "no-example-args"])
+@pytest.mark.parametrize(
+    "bad_call, error, text",
+    [
+        (
+            lambda: torch_ingress.import_model("model.pt"),
+            TypeError,
+            "expected a torch.nn.Module or a torch.export.ExportedProgram, got builtins.str",
+        ),
+        (
+            lambda: torch_ingress.import_model(models.MLP(), torch.randn(2, 16)),
+            TypeError,
+            "example_args must be a tuple of inputs, got Tensor",
+        ),
+        (
+            lambda: torch_ingress.import_model(models.MLP()),
+            ValueError,
+            "exporting an nn.Module needs example_args",
+        ),
+    ],
+    ids=["not-a-model", "args-not-a-tuple", "no-example-args"],
+)
 def test_wrong_arguments(bad_call, error, text):
     with ir.Context():
         with pytest.raises(error) as info:
@@ -203,9 +233,9 @@ def test_wrong_arguments(bad_call, error, text):
     assert text in str(info.value)
 
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # lighthouse.ingress.onnx
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 
 @pytest.mark.parametrize("opset", [13, 17, 21])
@@ -213,8 +243,14 @@ def test_onnx_model_from_file_with_external_data(tmp_path, opset):
     model = models.onnx_dense_softmax(opset)
     weights = onnx.numpy_helper.to_array(model.graph.initializer[0])
     path = tmp_path / "dense.onnx"
-    onnx.save(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
-              location="dense.weights", size_threshold=0)
+    onnx.save(
+        model,
+        path,
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="dense.weights",
+        size_threshold=0,
+    )
     assert (tmp_path / "dense.weights").is_file()
     with ir.Context():
         lowered = onnx_ingress.to_linalg(path)
@@ -241,7 +277,9 @@ def test_onnx_opset_conversion():
 def test_torch_onnx_export_round_trip():
     _, module, inputs, _ = models.torch_models()[2]  # the CNN
     with ir.Context():
-        lowered = onnx_ingress.to_linalg(onnx.load_from_string(models.exported_onnx(module, inputs)))
+        lowered = onnx_ingress.to_linalg(
+            onnx.load_from_string(models.exported_onnx(module, inputs))
+        )
         assert "linalg.conv_2d_nchw_fchw" in str(lowered)
 
 
@@ -251,11 +289,15 @@ def onnx_attention(opset=23):
     from onnx import TensorProto, helper
 
     shape = [2, 3, 4, 8]  # batch, heads, sequence, head size
-    inputs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
-              for name in ("q", "k", "v")]
-    graph = helper.make_graph([helper.make_node("Attention", ["q", "k", "v"], ["y"])],
-                              "attention", inputs,
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    inputs = [
+        helper.make_tensor_value_info(name, TensorProto.FLOAT, shape) for name in ("q", "k", "v")
+    ]
+    graph = helper.make_graph(
+        [helper.make_node("Attention", ["q", "k", "v"], ["y"])],
+        "attention",
+        inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
@@ -286,10 +328,16 @@ def test_ops_neither_lowered_nor_functions_still_fail_clearly():
     from onnx import TensorProto, helper
 
     # ONNX defines CumProd by no function, and torch-mlir does not lower it.
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
-              helper.make_tensor_value_info("axis", TensorProto.INT64, [])]
-    graph = helper.make_graph([helper.make_node("CumProd", ["x", "axis"], ["y"])], "cumprod",
-                              inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    inputs = [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+        helper.make_tensor_value_info("axis", TensorProto.INT64, []),
+    ]
+    graph = helper.make_graph(
+        [helper.make_node("CumProd", ["x", "axis"], ["y"])],
+        "cumprod",
+        inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
     with ir.Context(), pytest.raises(onnx_ingress.LoweringError) as info:
         onnx_ingress.import_and_lower(model)
@@ -324,11 +372,14 @@ def test_onnx_op_that_cannot_be_lowered():
     from onnx import TensorProto, helper
 
     graph = helper.make_graph(
-        [helper.make_node("Frobnicate", ["x"], ["y"], domain="com.example")], "custom",
+        [helper.make_node("Frobnicate", ["x"], ["y"], domain="com.example")],
+        "custom",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
-                                                    helper.make_opsetid("com.example", 1)])
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)]
+    )
     with ir.Context():
         raw = onnx_ingress.import_model(model)
         with pytest.raises(onnx_ingress.LoweringError) as info:
@@ -336,9 +387,9 @@ def test_onnx_op_that_cannot_be_lowered():
     assert info.value.ops == ["onnx.Frobnicate"]
 
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # Without the extras
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 
 def test_without_the_extras_lighthouse_imports_and_ingress_names_the_extra(tmp_path):
@@ -361,8 +412,12 @@ for module, extra in (("lighthouse.ingress.torch", "torch"), ("lighthouse.ingres
     else:
         raise AssertionError(module + " imported without its extra")
 """
-    result = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    result = subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("ImportError:") == 3
 

@@ -4,9 +4,27 @@ from lighthouse import ir
 from lighthouse.dialects import arith, func, linalg, tensor
 
 SHIPPED_DIALECTS = [
-    "affine", "arith", "bufferization", "builtin", "cf", "complex", "func",
-    "index", "linalg", "llvm", "math", "memref", "ml_program", "omp", "pdl",
-    "pdl_interp", "scf", "tensor", "transform", "ub", "vector",
+    "affine",
+    "arith",
+    "bufferization",
+    "builtin",
+    "cf",
+    "complex",
+    "func",
+    "index",
+    "linalg",
+    "llvm",
+    "math",
+    "memref",
+    "ml_program",
+    "omp",
+    "pdl",
+    "pdl_interp",
+    "scf",
+    "tensor",
+    "transform",
+    "ub",
+    "vector",
 ]
 
 

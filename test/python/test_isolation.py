@@ -14,10 +14,10 @@ MLIR_LIBS = Path(lighthouse.__file__).parent / "_mlir_libs"
 
 
 def needed_libraries(path):
-    out = subprocess.run(["readelf", "-d", str(path)], check=True,
-                         capture_output=True, text=True).stdout
-    return [line.split("[")[1].rstrip("]") for line in out.splitlines()
-            if "(NEEDED)" in line]
+    out = subprocess.run(
+        ["readelf", "-d", str(path)], check=True, capture_output=True, text=True
+    ).stdout
+    return [line.split("[")[1].rstrip("]") for line in out.splitlines() if "(NEEDED)" in line]
 
 
 def test_no_library_of_the_package_needs_a_shared_mlir():
@@ -30,8 +30,9 @@ def test_no_library_of_the_package_needs_a_shared_mlir():
 
 def defines_mlir_context(path):
     """Whether the shared library at `path` holds MLIR's core (MLIRContext)."""
-    out = subprocess.run(["nm", "-D", "-C", "--defined-only", path],
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["nm", "-D", "-C", "--defined-only", path], capture_output=True, text=True
+    ).stdout
     return "mlir::MLIRContext::MLIRContext(" in out
 
 
@@ -50,8 +51,9 @@ with ir.Context():
     ExecutionEngine(m, shared_libs=lighthouse.runtime_library_paths())
 print('\\n'.join(sorted({line.split()[-1] for line in open('/proc/self/maps') if '.so' in line})))
 """
-    loaded = subprocess.run([sys.executable, "-c", script], check=True,
-                            capture_output=True, text=True).stdout.split()
+    loaded = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True
+    ).stdout.split()
     assert any("libLLVM" in p for p in loaded), "JIT did not load LLVM?"
     assert any("libmlir_c_runner_utils" in p for p in loaded)
     holders = [os.path.basename(p) for p in loaded if defines_mlir_context(p)]
@@ -78,13 +80,14 @@ class TestNextToTorchMlir:
     @pytest.fixture
     def torch_mlir_ir(self):
         return pytest.importorskip(
-            "torch_mlir.ir",
-            reason="torch-mlir is not installed (build_tools/setup.sh installs it)")
+            "torch_mlir.ir", reason="torch-mlir is not installed (build_tools/setup.sh installs it)"
+        )
 
     def test_both_packages_build_ir_in_one_process(self, torch_mlir_ir):
         with torch_mlir_ir.Context():
             theirs = torch_mlir_ir.Module.parse(
-                "func.func @from_torch_mlir(%a: f32) -> f32 { return %a : f32 }")
+                "func.func @from_torch_mlir(%a: f32) -> f32 { return %a : f32 }"
+            )
             their_text = str(theirs)
         with ir.Context():
             ours = ir.Module.parse(their_text)
@@ -117,6 +120,7 @@ class TestNextToTorchMlir:
                 with pytest.raises((TypeError, ValueError)):
                     torch_mlir_ir.Module._CAPICreate(ours._CAPIPtr)
                 with pytest.raises(TypeError):
-                    torch_mlir_ir.Module.parse("func.func @g() { return }",
-                                               context=ir.Context.current)
+                    torch_mlir_ir.Module.parse(
+                        "func.func @g() { return }", context=ir.Context.current
+                    )
         assert type(ours).__module__ != torch_mlir_ir.Module.__module__

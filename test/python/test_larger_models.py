@@ -4,7 +4,9 @@ pipelines and compared with eager PyTorch."""
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)")
+torch = pytest.importorskip(
+    "torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)"
+)
 
 import lighthouse  # noqa: E402
 import models  # noqa: E402

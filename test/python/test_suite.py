@@ -81,19 +81,31 @@ def plugin_path(tmp_path_factory):
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-suite\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(
         "[lighthouse.corpora]\ntoy = toy_suite:Toy\n\n"
-        "[lighthouse.compilers]\ntoy = toy_suite:ToyCompiler\n")
+        "[lighthouse.compilers]\ntoy = toy_suite:ToyCompiler\n"
+    )
     return root
 
 
 def lh_suite(plugin_path, *args, check=True):
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(plugin_path)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
-                              if p]))
-    result = subprocess.run([sys.executable, "-m", "lighthouse.suite.cli", *args],
-                            capture_output=True, text=True, env=environment, timeout=600)
+    environment = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(
+            [str(plugin_path)]
+            + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        ),
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "lighthouse.suite.cli", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=600,
+    )
     if check and result.returncode != 0:
-        raise AssertionError(f"lh-suite {' '.join(args)} exited with {result.returncode}:\n"
-                             f"{result.stdout}\n{result.stderr}")
+        raise AssertionError(
+            f"lh-suite {' '.join(args)} exited with {result.returncode}:\n"
+            f"{result.stdout}\n{result.stderr}"
+        )
     return result
 
 
@@ -104,9 +116,24 @@ def by_case(path, compiler):
 @pytest.fixture(scope="module")
 def toy_run(plugin_path, tmp_path_factory):
     output = tmp_path_factory.mktemp("run") / "toy.jsonl"
-    result = lh_suite(plugin_path, "run", "--corpus", "toy", "--compiler", "toy,toy:sound",
-                      "--timeout", "10", "--rounds", "3", "--budget", "0.5",
-                      "--toy-scale", "2", "-o", str(output))
+    result = lh_suite(
+        plugin_path,
+        "run",
+        "--corpus",
+        "toy",
+        "--compiler",
+        "toy,toy:sound",
+        "--timeout",
+        "10",
+        "--rounds",
+        "3",
+        "--budget",
+        "0.5",
+        "--toy-scale",
+        "2",
+        "-o",
+        str(output),
+    )
     return output, result
 
 
@@ -114,9 +141,16 @@ def test_each_outcome_is_a_recorded_status(toy_run):
     output, _ = toy_run
     records = by_case(output, "toy")
     assert {case: r["status"] for case, r in records.items()} == {
-        "good": "pass", "crash": "crash", "hang": "timeout", "wrong": "mismatch",
-        "compile_error": "compile-error", "run_error": "run-error",
-        "unsupported": "unsupported", "tool_crash": "crash", "crash_when_timed": "crash"}
+        "good": "pass",
+        "crash": "crash",
+        "hang": "timeout",
+        "wrong": "mismatch",
+        "compile_error": "compile-error",
+        "run_error": "run-error",
+        "unsupported": "unsupported",
+        "tool_crash": "crash",
+        "crash_when_timed": "crash",
+    }
     assert "while timed" in records["crash_when_timed"]["message"]
     assert records["tool_crash"]["signal"] == "SIGBUS"
     crash = records["crash"]
@@ -152,16 +186,28 @@ def test_run_record_and_progress(toy_run):
 
 def test_corpus_options_reach_the_worker(plugin_path, tmp_path):
     output = tmp_path / "scaled.jsonl"
-    lh_suite(plugin_path, "run", "--corpus", "toy", "--compiler", "toy:sound",
-             "--only", "^good$", "--no-timing", "--toy-scale", "0.5", "-o", str(output))
+    lh_suite(
+        plugin_path,
+        "run",
+        "--corpus",
+        "toy",
+        "--compiler",
+        "toy:sound",
+        "--only",
+        "^good$",
+        "--no-timing",
+        "--toy-scale",
+        "0.5",
+        "-o",
+        str(output),
+    )
     record = by_case(output, "toy:sound")["good"]
     assert record["status"] == "pass" and "call_seconds" not in record
 
 
 def test_resume_skips_the_cases_done(plugin_path, tmp_path):
     output = tmp_path / "resumed.jsonl"
-    common = ["run", "--corpus", "toy", "--compiler", "toy:sound", "--no-timing",
-              "-o", str(output)]
+    common = ["run", "--corpus", "toy", "--compiler", "toy:sound", "--no-timing", "-o", str(output)]
     lh_suite(plugin_path, *common, "--only", "good|wrong")
     result = lh_suite(plugin_path, *common, "--resume")
     assert "7 cases" in result.stderr
@@ -185,9 +231,22 @@ def test_expectations_gate(plugin_path, toy_run, tmp_path):
     # What passed is expected to pass: a run that fails it fails the gate.
     text = (folder / "toy.toy-sound.txt").read_text()
     (folder / "toy.toy.txt").write_text(text)
-    result = lh_suite(plugin_path, "run", "--corpus", "toy", "--compiler", "toy",
-                      "--only", "wrong|good", "--no-timing", "--expect", str(folder),
-                      "-o", str(tmp_path / "gate.jsonl"), check=False)
+    result = lh_suite(
+        plugin_path,
+        "run",
+        "--corpus",
+        "toy",
+        "--compiler",
+        "toy",
+        "--only",
+        "wrong|good",
+        "--no-timing",
+        "--expect",
+        str(folder),
+        "-o",
+        str(tmp_path / "gate.jsonl"),
+        check=False,
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "UNEXPECTED MISMATCH: toy wrong on toy" in result.stdout
     assert "1 unexpected failure(s)" in result.stdout
@@ -201,12 +260,22 @@ def test_list_shows_plugins(plugin_path):
 
 
 def test_bad_arguments_are_clear_errors(plugin_path, tmp_path):
-    result = lh_suite(plugin_path, "run", "--corpus", "nonesuch", "-o",
-                      str(tmp_path / "x.jsonl"), check=False)
+    result = lh_suite(
+        plugin_path, "run", "--corpus", "nonesuch", "-o", str(tmp_path / "x.jsonl"), check=False
+    )
     assert result.returncode == 2
     assert "unknown corpus 'nonesuch'" in result.stderr and "toy" in result.stderr
-    result = lh_suite(plugin_path, "run", "--corpus", "toy", "--compiler", "toy,nonesuch",
-                      "-o", str(tmp_path / "y.jsonl"), check=False)
+    result = lh_suite(
+        plugin_path,
+        "run",
+        "--corpus",
+        "toy",
+        "--compiler",
+        "toy,nonesuch",
+        "-o",
+        str(tmp_path / "y.jsonl"),
+        check=False,
+    )
     assert result.returncode == 2
     assert "unknown compiler 'nonesuch'" in result.stderr and "toy:sound" in result.stderr
 
@@ -226,10 +295,19 @@ def test_onnx_node_corpus_through_lighthouse(plugin_path, tmp_path):
     """Real ONNX node tests, generated from the onnx package, through both of
     lighthouse's pipelines."""
     output = tmp_path / "node.jsonl"
-    lh_suite(plugin_path, "run", "--corpus", "onnx-node",
-             "--compiler", "lighthouse:default,lighthouse:fast",
-             "--only", "^test_(relu|gemm_default_matrix_bias|bitwise_not_2d)$", "--no-timing",
-             "-o", str(output))
+    lh_suite(
+        plugin_path,
+        "run",
+        "--corpus",
+        "onnx-node",
+        "--compiler",
+        "lighthouse:default,lighthouse:fast",
+        "--only",
+        "^test_(relu|gemm_default_matrix_bias|bitwise_not_2d)$",
+        "--no-timing",
+        "-o",
+        str(output),
+    )
     records = by_case(output, "lighthouse:fast")
     assert records["test_relu"]["status"] == "pass"
     assert records["test_relu"]["tags"] == {"op": "Relu", "dtypes": "standard"}
@@ -248,16 +326,44 @@ def test_example_plugin_package(tmp_path):
     from pathlib import Path
 
     # Built from a copy: setuptools writes its build folder next to the sources.
-    source = shutil.copytree(Path(__file__).parents[2] / "examples" / "suite-plugin",
-                             tmp_path / "source")
+    source = shutil.copytree(
+        Path(__file__).parents[2] / "examples" / "suite-plugin", tmp_path / "source"
+    )
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                    "--no-build-isolation", "--target", str(site), str(source)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(site),
+            str(source),
+        ],
+        check=True,
+    )
     listed = lh_suite(site, "list").stdout
     assert "attention" in listed and "tuned:unrolled" in listed and "tuned:o1" in listed
     output = tmp_path / "attention.jsonl"
-    lh_suite(site, "run", "--corpus", "attention", "--compiler", "tuned:o1,eager",
-             "--only", "vit_tiny", "--rounds", "3", "--budget", "1", "-o", str(output))
+    lh_suite(
+        site,
+        "run",
+        "--corpus",
+        "attention",
+        "--compiler",
+        "tuned:o1,eager",
+        "--only",
+        "vit_tiny",
+        "--rounds",
+        "3",
+        "--budget",
+        "1",
+        "-o",
+        str(output),
+    )
     for compiler in ("tuned:o1", "eager"):
         record = by_case(output, compiler)["vit_tiny"]
         assert record["status"] == "pass", record
@@ -268,13 +374,26 @@ def test_torch_ops_corpus_through_lighthouse(tmp_path):
     """Real OpInfo samples through lighthouse and eager PyTorch."""
     pytest.importorskip("expecttest")
     output = tmp_path / "ops.jsonl"
-    lh_suite(tmp_path, "run", "--corpus", "torch-ops", "--compiler", "lighthouse:fast,eager",
-             "--only", r"^(nn\.functional\.relu|matmul|angle)\.float32\.0$", "--no-timing",
-             "-o", str(output))
+    lh_suite(
+        tmp_path,
+        "run",
+        "--corpus",
+        "torch-ops",
+        "--compiler",
+        "lighthouse:fast,eager",
+        "--only",
+        r"^(nn\.functional\.relu|matmul|angle)\.float32\.0$",
+        "--no-timing",
+        "-o",
+        str(output),
+    )
     records = by_case(output, "lighthouse:fast")
     assert records["matmul.float32.0"]["status"] == "pass"
     assert records["nn.functional.relu.float32.0"]["tags"] == {
-        "op": "nn.functional.relu", "dtype": "float32", "family": "nn.functional"}
+        "op": "nn.functional.relu",
+        "dtype": "float32",
+        "family": "nn.functional",
+    }
     # An op torch-mlir cannot lower is named, with the stage it failed in.
     angle = records["angle.float32.0"]
     assert angle["status"] == "compile-error" and angle["stage"] == "compile"

@@ -4,7 +4,9 @@ cases, their references; KernelBench read from a fake checkout written here."""
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)")
+torch = pytest.importorskip(
+    "torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)"
+)
 
 from lighthouse.suite.corpora.kernelbench import KernelBench, family, scaled  # noqa: E402
 from lighthouse.suite.corpora.models import MLP, Models, seeded  # noqa: E402
@@ -12,19 +14,31 @@ from lighthouse.suite.corpora.models import MLP, Models, seeded  # noqa: E402
 
 def test_models_lists_each_model_with_its_family():
     cases = {info.name: info.tags for info in Models().cases()}
-    for name, kind in [("resnet18", "conv"), ("bert_encoder", "transformer"),
-                       ("encoder_layers_256", "transformer"), ("mlp_b1", "mlp"),
-                       ("mlp_b32", "mlp"), ("conv3d_block", "conv"), ("deconv_decoder", "conv"),
-                       ("mobile_blocks", "conv"), ("lstm", "rnn"), ("gru", "rnn"),
-                       ("norm_softmax_block", "norm"), ("small_mlp", "mlp"),
-                       ("small_cnn", "conv")]:
+    for name, kind in [
+        ("resnet18", "conv"),
+        ("bert_encoder", "transformer"),
+        ("encoder_layers_256", "transformer"),
+        ("mlp_b1", "mlp"),
+        ("mlp_b32", "mlp"),
+        ("conv3d_block", "conv"),
+        ("deconv_decoder", "conv"),
+        ("mobile_blocks", "conv"),
+        ("lstm", "rnn"),
+        ("gru", "rnn"),
+        ("norm_softmax_block", "norm"),
+        ("small_mlp", "mlp"),
+        ("small_cnn", "conv"),
+    ]:
         assert cases[name] == {"family": kind, "op": name}
 
 
-@pytest.mark.parametrize("name, input_shape, output_shape", [
-    ("mlp_b1", (1, 1024), (1, 1000)),
-    ("deconv_decoder", (1, 256, 8, 8), (1, 32, 64, 64)),
-])
+@pytest.mark.parametrize(
+    "name, input_shape, output_shape",
+    [
+        ("mlp_b1", (1, 1024), (1, 1000)),
+        ("deconv_decoder", (1, 256, 8, 8), (1, 32, 64, 64)),
+    ],
+)
 def test_models_builds_a_deterministic_float32_case(name, input_shape, output_shape):
     case = Models().load(name)
     assert [x.shape for x in case.inputs] == [input_shape]
@@ -103,8 +117,10 @@ def get_init_inputs():
 def checkout(tmp_path):
     """A KernelBench checkout of two problems: a matmul in level 1, a linear
     layer with ReLU and a constant factor in level 2."""
-    for level, file, source in [(1, "1_Square_matrix_multiplication_.py", MATMUL),
-                                (2, "3_ReLU_Linear_Scale.py", RELU)]:
+    for level, file, source in [
+        (1, "1_Square_matrix_multiplication_.py", MATMUL),
+        (2, "3_ReLU_Linear_Scale.py", RELU),
+    ]:
         folder = tmp_path / "KernelBench" / f"level{level}"
         folder.mkdir(parents=True)
         (folder / file).write_text(source)
@@ -115,10 +131,15 @@ def checkout(tmp_path):
 def test_kernelbench_lists_the_problems_of_the_levels_asked(checkout):
     cases = KernelBench(path=str(checkout)).cases()
     assert [(info.name, info.tags) for info in cases] == [
-        ("level1/1_Square_matrix_multiplication_",
-         {"level": "1", "family": "matmul", "op": "Square_matrix_multiplication_"}),
-        ("level2/3_ReLU_Linear_Scale",
-         {"level": "2", "family": "activation", "op": "ReLU_Linear_Scale"})]
+        (
+            "level1/1_Square_matrix_multiplication_",
+            {"level": "1", "family": "matmul", "op": "Square_matrix_multiplication_"},
+        ),
+        (
+            "level2/3_ReLU_Linear_Scale",
+            {"level": "2", "family": "activation", "op": "ReLU_Linear_Scale"},
+        ),
+    ]
     only_2 = KernelBench(path=str(checkout / "KernelBench"), levels="2").cases()
     assert [info.name for info in only_2] == ["level2/3_ReLU_Linear_Scale"]
     logged = []
@@ -162,12 +183,15 @@ def test_kernelbench_bakes_non_tensor_inputs_into_the_module(checkout):
     np.testing.assert_array_equal(again.expected()[0], case.expected()[0])
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"path": None}, "needs --kernelbench-path"),
-    ({"path": "/nonexistent/KernelBench"}, "no such folder"),
-    ({"levels": "1,4"}, "no level4 folder"),
-    ({"levels": "one"}, "expected numbers"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"path": None}, "needs --kernelbench-path"),
+        ({"path": "/nonexistent/KernelBench"}, "no such folder"),
+        ({"levels": "1,4"}, "no level4 folder"),
+        ({"levels": "one"}, "expected numbers"),
+    ],
+)
 def test_kernelbench_errors_name_the_option(checkout, options, message):
     with pytest.raises(ValueError, match=message):
         KernelBench(**{"path": str(checkout), **options}).cases()
@@ -178,12 +202,22 @@ def test_kernelbench_rejects_a_folder_that_is_not_a_checkout(tmp_path):
         KernelBench(path=str(tmp_path)).cases()
 
 
-@pytest.mark.parametrize("problem, kind", [
-    ("Max_Pooling_2D", "pooling"), ("Conv2d_GroupNorm_Tanh", "conv"),
-    ("Gemm_Sigmoid_Sum_LogSumExp", "matmul"), ("Sum_reduction_over_a_dimension", "reduction"),
-    ("LayerNorm", "norm"), ("HingeLoss", "loss"), ("cumsum_exclusive", "scan"),
-    ("MinGPTNewGelu", "activation"), ("MiniGPTBlock", "attention"), ("LSTMHn", "rnn"),
-    ("ResNet18", "network"), ("NetVladWithGhostClusters", "other"),
-])
+@pytest.mark.parametrize(
+    "problem, kind",
+    [
+        ("Max_Pooling_2D", "pooling"),
+        ("Conv2d_GroupNorm_Tanh", "conv"),
+        ("Gemm_Sigmoid_Sum_LogSumExp", "matmul"),
+        ("Sum_reduction_over_a_dimension", "reduction"),
+        ("LayerNorm", "norm"),
+        ("HingeLoss", "loss"),
+        ("cumsum_exclusive", "scan"),
+        ("MinGPTNewGelu", "activation"),
+        ("MiniGPTBlock", "attention"),
+        ("LSTMHn", "rnn"),
+        ("ResNet18", "network"),
+        ("NetVladWithGhostClusters", "other"),
+    ],
+)
 def test_kernelbench_guesses_the_family_from_the_name(problem, kind):
     assert family(problem) == kind

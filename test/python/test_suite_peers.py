@@ -38,9 +38,11 @@ def tensor(name, elem_type, shape):
 
 def relu_case() -> Case:
     x = np.array([[-1.5, 0.0, 2.0], [3.0, -0.5, 1.0]], np.float32)
-    model = onnx_model([helper.make_node("Relu", ["x"], ["y"])],
-                       [tensor("x", TensorProto.FLOAT, [2, 3])],
-                       [tensor("y", TensorProto.FLOAT, [2, 3])])
+    model = onnx_model(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [tensor("x", TensorProto.FLOAT, [2, 3])],
+        [tensor("y", TensorProto.FLOAT, [2, 3])],
+    )
     return Case("relu", [x], onnx=model, expected=[np.maximum(x, 0)])
 
 
@@ -48,19 +50,23 @@ def matmul_case() -> Case:
     rng = np.random.default_rng(0)
     a = rng.standard_normal((4, 8), dtype=np.float32)
     b = rng.standard_normal((8, 3), dtype=np.float32)
-    model = onnx_model([helper.make_node("MatMul", ["a", "b"], ["c"])],
-                       [tensor("a", TensorProto.FLOAT, [4, 8]),
-                        tensor("b", TensorProto.FLOAT, [8, 3])],
-                       [tensor("c", TensorProto.FLOAT, [4, 3])])
+    model = onnx_model(
+        [helper.make_node("MatMul", ["a", "b"], ["c"])],
+        [tensor("a", TensorProto.FLOAT, [4, 8]), tensor("b", TensorProto.FLOAT, [8, 3])],
+        [tensor("c", TensorProto.FLOAT, [4, 3])],
+    )
     return Case("matmul", [a, b], onnx=model, expected=[a @ b])
 
 
 def unknown_op_case() -> Case:
     """A node neither backend knows, in a domain of its own."""
     x = np.ones((2, 3), np.float32)
-    model = onnx_model([helper.make_node("Frobnicate", ["x"], ["y"], domain="com.example")],
-                       [tensor("x", TensorProto.FLOAT, [2, 3])],
-                       [tensor("y", TensorProto.FLOAT, [2, 3])], domains=["com.example"])
+    model = onnx_model(
+        [helper.make_node("Frobnicate", ["x"], ["y"], domain="com.example")],
+        [tensor("x", TensorProto.FLOAT, [2, 3])],
+        [tensor("y", TensorProto.FLOAT, [2, 3])],
+        domains=["com.example"],
+    )
     return Case("frobnicate", [x], onnx=model, expected=[x])
 
 
@@ -78,8 +84,11 @@ class AddLinear(torch.nn.Module):
 
 def torch_case() -> Case:
     # Inputs that differ, so that arguments taken in the wrong order show.
-    return Case("add", [np.ones((2, 3), np.float32), np.arange(6, dtype=np.float32).reshape(2, 3)],
-                torch=AddLinear().eval())
+    return Case(
+        "add",
+        [np.ones((2, 3), np.float32), np.arange(6, dtype=np.float32).reshape(2, 3)],
+        torch=AddLinear().eval(),
+    )
 
 
 def run(compiler, case: Case, form: str):
@@ -117,9 +126,9 @@ def iree():
     return compiler
 
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # onnxruntime
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 
 @pytest.mark.parametrize("make_case", [relu_case, matmul_case])
@@ -136,24 +145,30 @@ def test_onnxruntime_runs_a_torch_case_by_its_onnx_export(ort):
 def test_onnxruntime_takes_sequences_and_absent_optionals(ort):
     """onnx-node's inputs as the corpus gives them: a list for a sequence,
     None for an absent optional."""
-    sequence = onnx_model([helper.make_node("SequenceLength", ["s"], ["n"])],
-                          [helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)],
-                          [tensor("n", TensorProto.INT64, [])])
+    sequence = onnx_model(
+        [helper.make_node("SequenceLength", ["s"], ["n"])],
+        [helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)],
+        [tensor("n", TensorProto.INT64, [])],
+    )
     parts = [np.ones(2, np.float32), np.zeros(3, np.float32)]
     assert run(ort, Case("length", [parts], onnx=sequence), "onnx")[0] == 2
 
     optional = helper.make_optional_type_proto(
-        helper.make_tensor_type_proto(TensorProto.FLOAT, [2]))
-    has_element = onnx_model([helper.make_node("OptionalHasElement", ["o"], ["h"])],
-                             [helper.make_value_info("o", optional)],
-                             [tensor("h", TensorProto.BOOL, [])], opset=18)
+        helper.make_tensor_type_proto(TensorProto.FLOAT, [2])
+    )
+    has_element = onnx_model(
+        [helper.make_node("OptionalHasElement", ["o"], ["h"])],
+        [helper.make_value_info("o", optional)],
+        [tensor("h", TensorProto.BOOL, [])],
+        opset=18,
+    )
     assert not run(ort, Case("absent", [None], onnx=has_element), "onnx")[0]
     assert run(ort, Case("present", [np.ones(2, np.float32)], onnx=has_element), "onnx")[0]
 
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # IREE
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 
 @pytest.mark.parametrize("form", ["torch", "onnx"])
@@ -174,9 +189,11 @@ def test_iree_gives_unsigned_results_in_their_declared_type(iree):
     """IREE's integers are signless; its runtime returns uint8 as int8."""
     x = np.array([200, 100, 7], np.uint8)
     y = np.array([100, 100, 1], np.uint8)
-    model = onnx_model([helper.make_node("Add", ["x", "y"], ["z"])],
-                       [tensor("x", TensorProto.UINT8, [3]), tensor("y", TensorProto.UINT8, [3])],
-                       [tensor("z", TensorProto.UINT8, [3])])
+    model = onnx_model(
+        [helper.make_node("Add", ["x", "y"], ["z"])],
+        [tensor("x", TensorProto.UINT8, [3]), tensor("y", TensorProto.UINT8, [3])],
+        [tensor("z", TensorProto.UINT8, [3])],
+    )
     assert_outputs(run(iree, Case("add_uint8", [x, y], onnx=model), "onnx"), [x + y])
 
     class AddCompare(torch.nn.Module):
@@ -241,7 +258,8 @@ def test_iree_runs_on_the_threads_it_is_given(tmp_path):
     if not os.path.isdir("/proc/self/task"):
         pytest.skip("counts threads in /proc")
     script = tmp_path / "count.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import os, sys, time
         import numpy as np
         from onnx import TensorProto, helper
@@ -270,16 +288,18 @@ def test_iree_runs_on_the_threads_it_is_given(tmp_path):
         while workers() < threads and time.monotonic() < deadline:
             time.sleep(0.01)
         print(workers())
-    """))
+    """)
+    )
     for threads in (1, 3):
-        result = subprocess.run([sys.executable, str(script), str(threads)],
-                                capture_output=True, text=True, check=True)
+        result = subprocess.run(
+            [sys.executable, str(script), str(threads)], capture_output=True, text=True, check=True
+        )
         assert result.stdout.split() == [str(threads)], result.stderr
 
 
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 # Both, and through the worker
-#===------------------------------------------------------------------------===#
+# ===------------------------------------------------------------------------===#
 
 
 @pytest.mark.parametrize("compiler", ["ort", "iree"])

@@ -11,18 +11,31 @@ import pytest
 from lighthouse.suite import compare, records, report
 
 
-
-RUN = {"record": "run", "started": "2025-06-01T10:00:00+0000", "lighthouse": "0.1.0+mlir22",
-       "corpora": ["onnx-node", "models"], "compilers": ["lighthouse:default", "eager"],
-       "threads": 2, "timed": True, "machine": "Test CPU, 2 cores", "python": "3.11.2",
-       "argv": ["lh-suite", "run"]}
+RUN = {
+    "record": "run",
+    "started": "2025-06-01T10:00:00+0000",
+    "lighthouse": "0.1.0+mlir22",
+    "corpora": ["onnx-node", "models"],
+    "compilers": ["lighthouse:default", "eager"],
+    "threads": 2,
+    "timed": True,
+    "machine": "Test CPU, 2 cores",
+    "python": "3.11.2",
+    "argv": ["lh-suite", "run"],
+}
 
 
 def case(corpus, name, compiler, status="pass", seconds=None, spread=None, **fields):
     """A case record as the runner writes it."""
-    record = {"record": "case", "corpus": corpus, "case": name, "compiler": compiler,
-              "tags": fields.pop("tags", {"op": name.split("_")[0], "family": "f"}),
-              "status": status, **fields}
+    record = {
+        "record": "case",
+        "corpus": corpus,
+        "case": name,
+        "compiler": compiler,
+        "tags": fields.pop("tags", {"op": name.split("_")[0], "family": "f"}),
+        "status": status,
+        **fields,
+    }
     if seconds is not None:
         record.update(call_seconds=seconds, call_spread=spread, calls=40)
     return record
@@ -30,9 +43,17 @@ def case(corpus, name, compiler, status="pass", seconds=None, spread=None, **fie
 
 def timed(corpus, compiler, times, spread=0.01, family="f"):
     """Passing records of cases c0, c1, ... with the given call times."""
-    return [case(corpus, f"c{i}", compiler, seconds=t, spread=spread,
-                 tags={"op": "Add", "family": family})
-            for i, t in enumerate(times)]
+    return [
+        case(
+            corpus,
+            f"c{i}",
+            compiler,
+            seconds=t,
+            spread=spread,
+            tags={"op": "Add", "family": family},
+        )
+        for i, t in enumerate(times)
+    ]
 
 
 def check_html(page):
@@ -76,13 +97,16 @@ def check_text(text):
 # ---------------------------------------------------------------------------
 # Pass rates
 
+
 def test_pass_rates_leave_out_invalid_and_unsupported_cases():
     cases = [case("onnx-node", f"p{i}", "lighthouse:default") for i in range(3)] + [
         case("onnx-node", "m", "lighthouse:default", "mismatch", message="output 0: differ"),
-        case("onnx-node", "c", "lighthouse:default", "compile-error", error_class="E",
-             message="no"),
+        case(
+            "onnx-node", "c", "lighthouse:default", "compile-error", error_class="E", message="no"
+        ),
         case("onnx-node", "u", "lighthouse:default", "unsupported", message="takes onnx"),
-        case("onnx-node", "i", "lighthouse:default", "invalid", message="no reference")]
+        case("onnx-node", "i", "lighthouse:default", "invalid", message="no reference"),
+    ]
     summary = report.summarize([RUN], cases)
     outcome = summary.outcomes[("onnx-node", "lighthouse:default")]
     assert outcome.total == 7 and outcome.failed == 2
@@ -94,8 +118,13 @@ def test_pass_rates_leave_out_invalid_and_unsupported_cases():
 
 
 def test_pass_rate_of_a_compiler_taking_no_case_is_none():
-    summary = report.summarize([], [case("torch-ops", "a", "onnxruntime", "unsupported"),
-                                    case("torch-ops", "b", "onnxruntime", "invalid")])
+    summary = report.summarize(
+        [],
+        [
+            case("torch-ops", "a", "onnxruntime", "unsupported"),
+            case("torch-ops", "b", "onnxruntime", "invalid"),
+        ],
+    )
     outcome = summary.outcomes[("torch-ops", "onnxruntime")]
     assert outcome.pass_rate is None and outcome.coverage == 0.0
     check_html(report.render_html(summary))
@@ -105,11 +134,14 @@ def test_pass_rate_of_a_compiler_taking_no_case_is_none():
 # ---------------------------------------------------------------------------
 # Speed
 
+
 def test_speedups_are_geometric_means_of_baseline_over_compiler_times():
-    cases = (timed("models", "eager", [1.0, 2.0, 3.0]) +
-             timed("models", "lighthouse:default", [0.5, 4.0]) +
-             [case("models", "c2", "lighthouse:default", "mismatch", message="off")] +
-             timed("models", "inductor", [0.25, 1.0, 1.0]))
+    cases = (
+        timed("models", "eager", [1.0, 2.0, 3.0])
+        + timed("models", "lighthouse:default", [0.5, 4.0])
+        + [case("models", "c2", "lighthouse:default", "mismatch", message="off")]
+        + timed("models", "inductor", [0.25, 1.0, 1.0])
+    )
     summary = report.summarize([RUN], cases)
     default = summary.speedups[("models", "lighthouse:default")]
     assert default.ratios == [2.0, 0.5] and default.cases == ["c0", "c1"]
@@ -118,28 +150,35 @@ def test_speedups_are_geometric_means_of_baseline_over_compiler_times():
     inductor = summary.speedups[("models", "inductor")]
     assert inductor.geomean == pytest.approx((4 * 2 * 3) ** (1 / 3))
     assert ("models", "eager") not in summary.speedups
-    assert summary.family_speedups[("models", "inductor", "f")].geomean == \
-        pytest.approx(inductor.geomean)
+    assert summary.family_speedups[("models", "inductor", "f")].geomean == pytest.approx(
+        inductor.geomean
+    )
 
 
 def test_speedups_per_family():
-    cases = (timed("onnx-node", "eager", [1.0, 1.0], family="conv") +
-             [case("onnx-node", "c2", "eager", seconds=1.0, tags={"family": "matmul"})] +
-             timed("onnx-node", "lighthouse:default", [0.5, 0.125], family="conv") +
-             [case("onnx-node", "c2", "lighthouse:default", seconds=2.0,
-                   tags={"family": "matmul"})])
+    cases = (
+        timed("onnx-node", "eager", [1.0, 1.0], family="conv")
+        + [case("onnx-node", "c2", "eager", seconds=1.0, tags={"family": "matmul"})]
+        + timed("onnx-node", "lighthouse:default", [0.5, 0.125], family="conv")
+        + [case("onnx-node", "c2", "lighthouse:default", seconds=2.0, tags={"family": "matmul"})]
+    )
     summary = report.summarize([RUN], cases)
-    assert summary.family_speedups[("onnx-node", "lighthouse:default", "conv")].geomean == \
-        pytest.approx(4.0)
-    assert summary.family_speedups[("onnx-node", "lighthouse:default", "matmul")].geomean == \
-        pytest.approx(0.5)
+    assert summary.family_speedups[
+        ("onnx-node", "lighthouse:default", "conv")
+    ].geomean == pytest.approx(4.0)
+    assert summary.family_speedups[
+        ("onnx-node", "lighthouse:default", "matmul")
+    ].geomean == pytest.approx(0.5)
     assert "matmul" in report.render_markdown(summary)
 
 
 def test_corpus_without_the_baseline_gets_no_speedups():
-    cases = (timed("models", "eager", [1.0]) + timed("models", "lighthouse:default", [0.5]) +
-             timed("kernelbench", "lighthouse:default", [0.1, 0.2]) +
-             timed("kernelbench", "inductor", [0.2, 0.2]))
+    cases = (
+        timed("models", "eager", [1.0])
+        + timed("models", "lighthouse:default", [0.5])
+        + timed("kernelbench", "lighthouse:default", [0.1, 0.2])
+        + timed("kernelbench", "inductor", [0.2, 0.2])
+    )
     summary = report.summarize([RUN], cases)
     assert summary.unbaselined == ["kernelbench"]
     assert set(summary.speedups) == {("models", "lighthouse:default")}
@@ -164,11 +203,22 @@ def test_another_baseline():
 # ---------------------------------------------------------------------------
 # Latency
 
+
 def test_latency_table_cells_and_geometric_means():
-    cases = (timed("models", "eager", [0.010, 0.040]) +
-             timed("models", "lighthouse:default", [0.005]) +
-             [case("models", "c1", "lighthouse:default", "compile-error", error_class="E",
-                   message="unsupported")])
+    cases = (
+        timed("models", "eager", [0.010, 0.040])
+        + timed("models", "lighthouse:default", [0.005])
+        + [
+            case(
+                "models",
+                "c1",
+                "lighthouse:default",
+                "compile-error",
+                error_class="E",
+                message="unsupported",
+            )
+        ]
+    )
     summary = report.summarize([RUN], cases)
     [table] = summary.latency
     assert table.compilers == ["lighthouse:default", "eager"] and table.baseline == "eager"
@@ -189,8 +239,9 @@ def test_latency_table_cells_and_geometric_means():
 
 def test_long_latency_tables_are_left_to_the_html_page():
     count = report.LATENCY_ROWS + 1
-    cases = (timed("onnx-node", "eager", [1e-5] * count) +
-             timed("onnx-node", "lighthouse:default", [5e-6] * count))
+    cases = timed("onnx-node", "eager", [1e-5] * count) + timed(
+        "onnx-node", "lighthouse:default", [5e-6] * count
+    )
     summary = report.summarize([RUN], cases)
     text = report.render_text(summary)
     assert "c0 " not in text and "2.00x" in text
@@ -202,27 +253,43 @@ def test_long_latency_tables_are_left_to_the_html_page():
 # ---------------------------------------------------------------------------
 # Failures
 
-@pytest.mark.parametrize("first, second", [
-    ("failed to legalize operation 'torch.aten.foo' that was explicitly marked illegal",
-     "failed to legalize operation 'onnx.Bar' that was explicitly marked illegal"),
-    ("output 0: 5 of 24 elements outside rtol 0.001, atol 1e-05 (max abs error 0.3)",
-     "output 1: 17 of 2048 elements outside rtol 0.01, atol 1e-07 (max abs error 12.5)"),
-    ("expected shape (2, 3, 4) but got [4, 5]", "expected shape (7,) but got [1, ?, 3]"),
-    ("'tensor.expand_shape' op result type tensor<2x3xf32> is not tensor<6xf32>",
-     "'tensor.collapse_shape' op result type tensor<?x4xf32> is not tensor<4x?xf32>"),
-    ("cannot open /tmp/tmpab12/model.onnx at 0x7f3a2b", "cannot open /var/x/y.mlir at 0x1"),
-    ("no answer within 300 s while compiling", "no answer within 60 s while compiling"),
-    ("dimension -1 out of range\nTraceback: line 12", "dimension 3 out of range\nother"),
-])
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        (
+            "failed to legalize operation 'torch.aten.foo' that was explicitly marked illegal",
+            "failed to legalize operation 'onnx.Bar' that was explicitly marked illegal",
+        ),
+        (
+            "output 0: 5 of 24 elements outside rtol 0.001, atol 1e-05 (max abs error 0.3)",
+            "output 1: 17 of 2048 elements outside rtol 0.01, atol 1e-07 (max abs error 12.5)",
+        ),
+        ("expected shape (2, 3, 4) but got [4, 5]", "expected shape (7,) but got [1, ?, 3]"),
+        (
+            "'tensor.expand_shape' op result type tensor<2x3xf32> is not tensor<6xf32>",
+            "'tensor.collapse_shape' op result type tensor<?x4xf32> is not tensor<4x?xf32>",
+        ),
+        ("cannot open /tmp/tmpab12/model.onnx at 0x7f3a2b", "cannot open /var/x/y.mlir at 0x1"),
+        ("no answer within 300 s while compiling", "no answer within 60 s while compiling"),
+        ("dimension -1 out of range\nTraceback: line 12", "dimension 3 out of range\nother"),
+    ],
+)
 def test_similar_messages_normalize_alike(first, second):
     assert report.normalize_message(first) == report.normalize_message(second)
 
 
-@pytest.mark.parametrize("first, second", [
-    ("dtype float32 is not supported", "dtype float16 is not supported"),
-    ("the worker died of SIGSEGV while compiling", "the worker died of SIGABRT while compiling"),
-    ("can't lower 'x' here", "can't lower 'x' there"),
-])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("dtype float32 is not supported", "dtype float16 is not supported"),
+        (
+            "the worker died of SIGSEGV while compiling",
+            "the worker died of SIGABRT while compiling",
+        ),
+        ("can't lower 'x' here", "can't lower 'x' there"),
+    ],
+)
 def test_different_messages_stay_apart(first, second):
     assert report.normalize_message(first) != report.normalize_message(second)
 
@@ -233,19 +300,53 @@ def test_normalize_message_of_nothing():
 
 def test_failures_grouped_by_cause_and_by_operation():
     cases = [
-        case("onnx-node", "test_a", "lighthouse:default", "compile-error",
-             error_class="RuntimeError", ops=["onnx.Foo"],
-             message="failed to legalize operation 'onnx.Foo'"),
-        case("onnx-node", "test_b", "lighthouse:default", "compile-error",
-             error_class="RuntimeError", ops=["onnx.Bar"],
-             message="failed to legalize operation 'onnx.Bar'"),
-        case("onnx-node", "test_c", "lighthouse:fast", "compile-error",
-             error_class="RuntimeError", ops=[], tags={"op": "Baz"},
-             message="failed to legalize operation 'onnx.Baz'"),
-        case("onnx-node", "test_d", "lighthouse:fast", "run-error", error_class="RuntimeError",
-             tags={"op": "Baz"}, message="failed to legalize operation 'onnx.Baz'"),
-        case("onnx-node", "test_e", "lighthouse:fast", "crash", tags={},
-             message="the worker died of SIGSEGV", signal="SIGSEGV", stderr_tail="#0 <frame>"),
+        case(
+            "onnx-node",
+            "test_a",
+            "lighthouse:default",
+            "compile-error",
+            error_class="RuntimeError",
+            ops=["onnx.Foo"],
+            message="failed to legalize operation 'onnx.Foo'",
+        ),
+        case(
+            "onnx-node",
+            "test_b",
+            "lighthouse:default",
+            "compile-error",
+            error_class="RuntimeError",
+            ops=["onnx.Bar"],
+            message="failed to legalize operation 'onnx.Bar'",
+        ),
+        case(
+            "onnx-node",
+            "test_c",
+            "lighthouse:fast",
+            "compile-error",
+            error_class="RuntimeError",
+            ops=[],
+            tags={"op": "Baz"},
+            message="failed to legalize operation 'onnx.Baz'",
+        ),
+        case(
+            "onnx-node",
+            "test_d",
+            "lighthouse:fast",
+            "run-error",
+            error_class="RuntimeError",
+            tags={"op": "Baz"},
+            message="failed to legalize operation 'onnx.Baz'",
+        ),
+        case(
+            "onnx-node",
+            "test_e",
+            "lighthouse:fast",
+            "crash",
+            tags={},
+            message="the worker died of SIGSEGV",
+            signal="SIGSEGV",
+            stderr_tail="#0 <frame>",
+        ),
         case("onnx-node", "test_f", "lighthouse:fast", "unsupported", message="not taken"),
     ]
     summary = report.summarize([RUN], cases)
@@ -253,15 +354,19 @@ def test_failures_grouped_by_cause_and_by_operation():
     legalize = summary.causes[0]
     assert legalize.status == "compile-error" and legalize.total == 3
     assert legalize.label == "RuntimeError: failed to legalize operation '*'"
-    assert legalize.cases == {"lighthouse:default": ["test_a", "test_b"],
-                              "lighthouse:fast": ["test_c"]}
+    assert legalize.cases == {
+        "lighthouse:default": ["test_a", "test_b"],
+        "lighthouse:fast": ["test_c"],
+    }
     # The same message with another status is another cause.
     assert [(g.status, g.total) for g in summary.causes[1:]] == [("crash", 1), ("run-error", 1)]
     ops = {g.label: g.cases for g in summary.ops}
-    assert ops == {"Baz": {"lighthouse:fast": ["test_c", "test_d"]},
-                   "onnx.Foo": {"lighthouse:default": ["test_a"]},
-                   "onnx.Bar": {"lighthouse:default": ["test_b"]},
-                   "(no operation named)": {"lighthouse:fast": ["test_e"]}}
+    assert ops == {
+        "Baz": {"lighthouse:fast": ["test_c", "test_d"]},
+        "onnx.Foo": {"lighthouse:default": ["test_a"]},
+        "onnx.Bar": {"lighthouse:default": ["test_b"]},
+        "(no operation named)": {"lighthouse:fast": ["test_e"]},
+    }
     assert summary.ops[0].label == "Baz"
     page = report.render_html(summary)
     check_html(page)
@@ -271,8 +376,17 @@ def test_failures_grouped_by_cause_and_by_operation():
 
 
 def test_many_causes_are_listed_in_part():
-    cases = [case("onnx-node", f"t{i}", "lighthouse:default", "compile-error",
-                  error_class=f"Error{i:02}", message="x") for i in range(report.TOP_GROUPS + 3)]
+    cases = [
+        case(
+            "onnx-node",
+            f"t{i}",
+            "lighthouse:default",
+            "compile-error",
+            error_class=f"Error{i:02}",
+            message="x",
+        )
+        for i in range(report.TOP_GROUPS + 3)
+    ]
     summary = report.summarize([RUN], cases)
     text = report.render_text(summary)
     assert "(3 more in the HTML report.)" in text
@@ -286,6 +400,7 @@ def test_many_causes_are_listed_in_part():
 # ---------------------------------------------------------------------------
 # Rendering
 
+
 def realistic_cases():
     compilers = ["lighthouse:default", "lighthouse:fast", "eager", "inductor", "onnxruntime"]
     cases = []
@@ -293,25 +408,45 @@ def realistic_cases():
         corpus = ("onnx-node", "torch-ops", "models")[index % 3]
         name = f"test_reduce_log_sum_exp_do_not_keepdims_random_expanded_{index}"
         for number, compiler in enumerate(compilers):
-            tags = {"op": "ReduceLogSumExp", "family": ("reduction", "matmul")[index % 2],
-                    "dtype": "float32"}
+            tags = {
+                "op": "ReduceLogSumExp",
+                "family": ("reduction", "matmul")[index % 2],
+                "dtype": "float32",
+            }
             if (index + number) % 7 == 0:
-                cases.append(case(corpus, name, compiler, "compile-error", tags=tags,
-                                  error_class="RuntimeError", ops=["onnx.ReduceLogSumExp"],
-                                  message=f"failed to legalize 'onnx.ReduceLogSumExp' "
-                                          f"<script>alert({index})</script> – ünïcode & so"))
+                cases.append(
+                    case(
+                        corpus,
+                        name,
+                        compiler,
+                        "compile-error",
+                        tags=tags,
+                        error_class="RuntimeError",
+                        ops=["onnx.ReduceLogSumExp"],
+                        message=f"failed to legalize 'onnx.ReduceLogSumExp' "
+                        f"<script>alert({index})</script> – ünïcode & so",
+                    )
+                )
             elif corpus == "torch-ops":
                 cases.append(case(corpus, name, compiler, tags=tags))
             else:
-                cases.append(case(corpus, name, compiler, tags=tags,
-                                  seconds=1e-3 * (1 + index) / (1 + number % 3),
-                                  spread=0.05))
+                cases.append(
+                    case(
+                        corpus,
+                        name,
+                        compiler,
+                        tags=tags,
+                        seconds=1e-3 * (1 + index) / (1 + number % 3),
+                        spread=0.05,
+                    )
+                )
     return cases
 
 
 def test_html_page_is_well_formed_and_self_contained():
-    summary = report.summarize([RUN, dict(RUN, started="2025-06-02T09:00:00+0000")],
-                               realistic_cases())
+    summary = report.summarize(
+        [RUN, dict(RUN, started="2025-06-02T09:00:00+0000")], realistic_cases()
+    )
     page = report.render_html(summary)
     check_html(page)
     assert page.count("<svg") == 4  # Pass rates, two corpora's speedups, causes.
@@ -329,8 +464,13 @@ def test_text_report_is_ascii_within_100_columns():
     summary = report.summarize([RUN], realistic_cases())
     text = report.render_text(summary)
     check_text(text)
-    for heading in ("Pass rates", "Speed relative to eager", "Latency of timed cases",
-                    "Failures", "Test CPU, 2 cores"):
+    for heading in (
+        "Pass rates",
+        "Speed relative to eager",
+        "Latency of timed cases",
+        "Failures",
+        "Test CPU, 2 cores",
+    ):
         assert heading in text
 
 
@@ -354,13 +494,16 @@ def test_markdown_tables_have_a_cell_per_column():
         assert line.replace("\\|", "").count("|") == header.replace("\\|", "").count("|")
 
 
-@pytest.mark.parametrize("runs, cases", [
-    ([], []),
-    ([RUN], []),
-    ([RUN], [case("onnx-node", "a", "eager", "invalid", message="no reference")]),
-    ([RUN], [case("models", "a", "eager"), case("models", "a", "lighthouse:default")]),
-    ([RUN], [case("models", "a", "eager", seconds=1e-3)]),
-])
+@pytest.mark.parametrize(
+    "runs, cases",
+    [
+        ([], []),
+        ([RUN], []),
+        ([RUN], [case("onnx-node", "a", "eager", "invalid", message="no reference")]),
+        ([RUN], [case("models", "a", "eager"), case("models", "a", "lighthouse:default")]),
+        ([RUN], [case("models", "a", "eager", seconds=1e-3)]),
+    ],
+)
 def test_renderers_take_little_or_nothing(runs, cases):
     summary = report.summarize(runs, cases)
     check_text(report.render_text(summary))
@@ -387,26 +530,37 @@ def test_geomean():
 # ---------------------------------------------------------------------------
 # Comparisons
 
+
 def test_comparison_of_statuses():
-    old = [case("onnx-node", "a", "x"), case("onnx-node", "b", "x", "compile-error",
-                                             error_class="E", message="no\nmore"),
-           case("onnx-node", "c", "x", "compile-error", message="no"),
-           case("onnx-node", "d", "x"), case("onnx-node", "e", "x"),
-           case("onnx-node", "gone", "x"), case("onnx-node", "f", "x", "unsupported")]
-    new = [case("onnx-node", "a", "x", "mismatch", message="output 0: 3 of 4 elements"),
-           case("onnx-node", "b", "x"), case("onnx-node", "c", "x", "crash", message="died"),
-           case("onnx-node", "d", "x", "invalid", message="no reference"),
-           case("onnx-node", "e", "x"), case("onnx-node", "new", "x"),
-           case("onnx-node", "f", "x", "unsupported")]
+    old = [
+        case("onnx-node", "a", "x"),
+        case("onnx-node", "b", "x", "compile-error", error_class="E", message="no\nmore"),
+        case("onnx-node", "c", "x", "compile-error", message="no"),
+        case("onnx-node", "d", "x"),
+        case("onnx-node", "e", "x"),
+        case("onnx-node", "gone", "x"),
+        case("onnx-node", "f", "x", "unsupported"),
+    ]
+    new = [
+        case("onnx-node", "a", "x", "mismatch", message="output 0: 3 of 4 elements"),
+        case("onnx-node", "b", "x"),
+        case("onnx-node", "c", "x", "crash", message="died"),
+        case("onnx-node", "d", "x", "invalid", message="no reference"),
+        case("onnx-node", "e", "x"),
+        case("onnx-node", "new", "x"),
+        case("onnx-node", "f", "x", "unsupported"),
+    ]
     result = compare.compare_results(old, new)
     assert [(c.case, c.kind, c.old_status, c.new_status) for c in result.regressions] == [
-        ("a", "broken", "pass", "mismatch")]
+        ("a", "broken", "pass", "mismatch")
+    ]
     assert result.regressions[0].message == "output 0: 3 of 4 elements"
-    assert [(c.case, c.kind, c.message) for c in result.improvements] == [
-        ("b", "fixed", "E: no")]
+    assert [(c.case, c.kind, c.message) for c in result.improvements] == [("b", "fixed", "E: no")]
     # Failing otherwise, and passing no more for want of a reference.
     assert [(c.case, c.new_status) for c in result.status_changes] == [
-        ("c", "crash"), ("d", "invalid")]
+        ("c", "crash"),
+        ("d", "invalid"),
+    ]
     assert [r["case"] for r in result.new_records] == ["new"]
     assert [r["case"] for r in result.removed_records] == ["gone"]
     assert result.compared == 6 and result.has_regressions
@@ -415,8 +569,10 @@ def test_comparison_of_statuses():
     check_text(text)
     assert "Regressions (1)" in text and "pass -> mismatch" in text
     assert "Only in the new run (1)" in text
-    assert "| onnx-node | b | x | compile-error -> pass | E: no |" in \
-        compare.render_comparison_markdown(result)
+    assert (
+        "| onnx-node | b | x | compile-error -> pass | E: no |"
+        in compare.render_comparison_markdown(result)
+    )
 
 
 def test_no_regressions():

@@ -17,11 +17,15 @@ def console_script(name):
 
 def test_lh_opt_runs_lighthouse_pipelines(tmp_path):
     source = tmp_path / "add.mlir"
-    source.write_text("func.func @f(%a: i32) -> i32 {\n"
-                      "  %b = arith.addi %a, %a : i32\n  return %b : i32\n}\n")
-    result = subprocess.run([console_script("lh-opt"), str(source),
-                             "--pass-pipeline=builtin.module(lighthouse-cpu)"],
-                            capture_output=True, text=True, check=True)
+    source.write_text(
+        "func.func @f(%a: i32) -> i32 {\n  %b = arith.addi %a, %a : i32\n  return %b : i32\n}\n"
+    )
+    result = subprocess.run(
+        [console_script("lh-opt"), str(source), "--pass-pipeline=builtin.module(lighthouse-cpu)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "llvm.func @f" in result.stdout
     assert "llvm.add" in result.stdout
 
@@ -29,13 +33,13 @@ def test_lh_opt_runs_lighthouse_pipelines(tmp_path):
 def test_lh_opt_reports_bad_input(tmp_path):
     source = tmp_path / "bad.mlir"
     source.write_text("func.func @f( {\n")
-    result = subprocess.run([console_script("lh-opt"), str(source)],
-                            capture_output=True, text=True)
+    result = subprocess.run([console_script("lh-opt"), str(source)], capture_output=True, text=True)
     assert result.returncode == 1
     assert "bad.mlir:1:" in result.stderr
 
 
 def test_lh_run_help():
-    result = subprocess.run([console_script("lh-run"), "--help"], capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run(
+        [console_script("lh-run"), "--help"], capture_output=True, text=True, check=True
+    )
     assert "Compile a model to native code with lighthouse and run it." in result.stdout

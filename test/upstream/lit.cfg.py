@@ -51,9 +51,14 @@ config.substitutions.append(("%PYTHON", f'"{python}"' if " " in python else pyth
 # The runtime libraries lighthouse ships (an install's own may link a second
 # MLIR).
 runtime_dir = subprocess.check_output(
-    [sys.executable, "-c",
-     "import lighthouse, os; print(os.path.dirname(lighthouse.runtime_library_paths()[0]))"],
-    text=True, env={**os.environ}).strip()
+    [
+        sys.executable,
+        "-c",
+        "import lighthouse, os; print(os.path.dirname(lighthouse.runtime_library_paths()[0]))",
+    ],
+    text=True,
+    env={**os.environ},
+).strip()
 for name in ("mlir_runner_utils", "mlir_c_runner_utils"):
     lib = lit_config.params.get(name, os.path.join(runtime_dir, f"lib{name}.so"))
     if not os.path.exists(lib):
@@ -63,7 +68,8 @@ for name in ("mlir_runner_utils", "mlir_c_runner_utils"):
 # `UNSUPPORTED: target=...` lines need a target triple.
 try:
     config.target_triple = subprocess.check_output(
-        [os.path.join(llvm_bin, "llvm-config"), "--host-target"], text=True).strip()
+        [os.path.join(llvm_bin, "llvm-config"), "--host-target"], text=True
+    ).strip()
 except (OSError, subprocess.CalledProcessError):
     config.target_triple = f"{platform.machine()}-unknown-{sys.platform}"
 
@@ -77,8 +83,9 @@ def host_supports_jit():
     runner = os.path.join(llvm_bin, "mlir-runner")
     if os.path.exists(runner):
         try:
-            out = subprocess.run([runner, "--host-supports-jit"], capture_output=True,
-                                 text=True, timeout=60).stdout
+            out = subprocess.run(
+                [runner, "--host-supports-jit"], capture_output=True, text=True, timeout=60
+            ).stdout
             return "true" in out
         except (OSError, subprocess.SubprocessError):
             return False

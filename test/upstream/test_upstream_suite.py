@@ -29,8 +29,16 @@ MIN_PASS_RATE = 0.95
 LIT_TIMEOUT_S = 3600  # lit has no per-test timeout without psutil; guard against hangs.
 
 # Submodules of the `mlir` package that the suite refers to.
-_SUBMODULES = ("ir", "dialects", "_mlir_libs", "passmanager", "execution_engine",
-               "runtime", "rewrite", "extras")
+_SUBMODULES = (
+    "ir",
+    "dialects",
+    "_mlir_libs",
+    "passmanager",
+    "execution_engine",
+    "runtime",
+    "rewrite",
+    "extras",
+)
 # `mlir.<submodule>` as a module path, an import target or a type/capsule name
 # string. The lookbehind keeps IR text such as `llvm.mlir.constant` intact.
 _DOTTED_RE = re.compile(r"(?<![\w.\-/])mlir(?=\.(?:%s)\b)" % "|".join(_SUBMODULES))
@@ -64,8 +72,9 @@ def prepare_suite(src: Path, dst: Path) -> None:
             continue
         out.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".py" or path.name == "lit.local.cfg":
-            out.write_text(rewrite_mlir_package_refs(path.read_text(encoding="utf-8")),
-                           encoding="utf-8")
+            out.write_text(
+                rewrite_mlir_package_refs(path.read_text(encoding="utf-8")), encoding="utf-8"
+            )
         else:
             shutil.copy2(path, out)
     shutil.copy2(LIT_CFG, dst / "lit.cfg.py")
@@ -80,8 +89,10 @@ def parse_expected_failures(path: Path) -> dict:
             continue
         parts = [p.strip() for p in line.split(":", 2)]
         if len(parts) != 3 or parts[1] not in CATEGORIES or not parts[2]:
-            raise ValueError(f"{path.name}:{lineno}: expected "
-                             f"'path.py: <{'|'.join(CATEGORIES)}>: reason', got {line!r}")
+            raise ValueError(
+                f"{path.name}:{lineno}: expected "
+                f"'path.py: <{'|'.join(CATEGORIES)}>: reason', got {line!r}"
+            )
         if parts[0] in entries:
             raise ValueError(f"{path.name}:{lineno}: duplicate entry {parts[0]}")
         entries[parts[0]] = (parts[1], parts[2])
@@ -89,8 +100,7 @@ def parse_expected_failures(path: Path) -> dict:
 
 
 def source_root() -> Path:
-    proc = subprocess.run([sys.executable, str(FETCH_SCRIPT)], capture_output=True,
-                          text=True)
+    proc = subprocess.run([sys.executable, str(FETCH_SCRIPT)], capture_output=True, text=True)
     assert proc.returncode == 0, f"{FETCH_SCRIPT.name} failed:\n{proc.stdout}\n{proc.stderr}"
     lines = proc.stdout.strip().splitlines()
     assert lines, f"{FETCH_SCRIPT.name} printed no source root"
@@ -99,12 +109,20 @@ def source_root() -> Path:
 
 def run_lit(suite: Path, report: Path) -> tuple:
     # `-m lit` only works with lit releases that ship lit/__main__.py.
-    cmd = [sys.executable, "-c", "import sys; from lit.main import main; sys.exit(main())",
-           "-v", "-o", str(report), str(suite)]
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; from lit.main import main; sys.exit(main())",
+        "-v",
+        "-o",
+        str(report),
+        str(suite),
+    ]
     start = time.monotonic()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ),
-                              timeout=LIT_TIMEOUT_S)
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, env=dict(os.environ), timeout=LIT_TIMEOUT_S
+        )
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"lit did not finish within {LIT_TIMEOUT_S}s:\n{e.stdout}\n{e.stderr}")
     return proc, time.monotonic() - start
@@ -114,8 +132,9 @@ def test_upstream_python_suite(tmp_path, capsys):
     expected = parse_expected_failures(EXPECTED_FAILURES)
 
     # Fail early with a clear message rather than every test failing on import.
-    probe = subprocess.run([sys.executable, "-c", "import lighthouse.ir"],
-                           capture_output=True, text=True)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import lighthouse.ir"], capture_output=True, text=True
+    )
     assert probe.returncode == 0, f"lighthouse is not importable:\n{probe.stderr}"
 
     src = source_root() / SUITE_SUBDIR
@@ -126,11 +145,14 @@ def test_upstream_python_suite(tmp_path, capsys):
 
     report = tmp_path / "lit-results.json"
     proc, elapsed = run_lit(suite, report)
-    lit_log = f"lit exited with {proc.returncode}\n--- stdout ---\n{proc.stdout[-20000:]}" \
-              f"\n--- stderr ---\n{proc.stderr[-20000:]}"
+    lit_log = (
+        f"lit exited with {proc.returncode}\n--- stdout ---\n{proc.stdout[-20000:]}"
+        f"\n--- stderr ---\n{proc.stderr[-20000:]}"
+    )
     # lit exits 1 when tests fail; anything else, or no report, is a lit problem.
-    assert proc.returncode in (0, 1) and report.is_file(), \
+    assert proc.returncode in (0, 1) and report.is_file(), (
         f"lit did not complete (crash, config error or no tests found)\n{lit_log}"
+    )
 
     results, outputs = {}, {}
     for t in json.loads(report.read_text())["tests"]:
@@ -155,10 +177,12 @@ def test_upstream_python_suite(tmp_path, capsys):
     codes = {}
     for c in results.values():
         codes[c] = codes.get(c, 0) + 1
-    summary = (f"upstream mlir/test/python: {len(passed)}/{len(counted)} shipped-dialect "
-               f"test files pass ({rate:.1%}); {len(results)} files run, "
-               f"{len(not_shipped)} not-shipped excluded; lit codes "
-               f"{dict(sorted(codes.items()))}; lit took {elapsed:.1f}s")
+    summary = (
+        f"upstream mlir/test/python: {len(passed)}/{len(counted)} shipped-dialect "
+        f"test files pass ({rate:.1%}); {len(results)} files run, "
+        f"{len(not_shipped)} not-shipped excluded; lit codes "
+        f"{dict(sorted(codes.items()))}; lit took {elapsed:.1f}s"
+    )
     with capsys.disabled():
         print("\n" + summary)
         for p in unsupported_listed:
@@ -166,20 +190,28 @@ def test_upstream_python_suite(tmp_path, capsys):
 
     problems = []
     if unexpected:
-        problems.append("New failures (not in expected_failures.txt):\n" + "\n".join(
-            f"  {p}: {results[p]}" for p in unexpected))
+        problems.append(
+            "New failures (not in expected_failures.txt):\n"
+            + "\n".join(f"  {p}: {results[p]}" for p in unexpected)
+        )
     if now_passing:
-        problems.append("Expected failures that now pass (remove them from "
-                        "expected_failures.txt):\n" + "\n".join(f"  {p}" for p in now_passing))
+        problems.append(
+            "Expected failures that now pass (remove them from "
+            "expected_failures.txt):\n" + "\n".join(f"  {p}" for p in now_passing)
+        )
     if missing:
-        problems.append("Entries of expected_failures.txt that lit did not run (stale):\n"
-                        + "\n".join(f"  {p}" for p in missing))
+        problems.append(
+            "Entries of expected_failures.txt that lit did not run (stale):\n"
+            + "\n".join(f"  {p}" for p in missing)
+        )
     if problems:
         # The head holds the traceback / FileCheck error; the rest is an input dump.
-        details = "".join(f"\n\n--- {p} ({results[p]}) ---\n{outputs[p][:6000]}"
-                          for p in unexpected)
+        details = "".join(
+            f"\n\n--- {p} ({results[p]}) ---\n{outputs[p][:6000]}" for p in unexpected
+        )
         pytest.fail("\n\n".join(problems) + f"\n\n{summary}{details}", pytrace=False)
 
     assert rate >= MIN_PASS_RATE, (
         f"only {len(passed)}/{len(counted)} ({rate:.1%}) of the shipped-dialect test files "
-        f"pass, below {MIN_PASS_RATE:.0%}\n{summary}")
+        f"pass, below {MIN_PASS_RATE:.0%}\n{summary}"
+    )

@@ -30,8 +30,7 @@ class TunedLighthouse(Compiler):
         import lighthouse
 
         options = VARIANTS[self.variant or "unrolled"]
-        compiled = lighthouse.compile(case.form("torch"), tuple(to_torch(case.inputs)),
-                                      **options)
+        compiled = lighthouse.compile(case.form("torch"), tuple(to_torch(case.inputs)), **options)
         return lambda inputs: compiled(*inputs)
 
     def failed_ops(self, error):
@@ -51,8 +50,9 @@ class Attention(Corpus):
     options = {"causal": Option("false", "mask the future (true or false)")}
 
     def cases(self):
-        return [CaseInfo(name, op="scaled_dot_product_attention", family="attention")
-                for name in SHAPES]
+        return [
+            CaseInfo(name, op="scaled_dot_product_attention", family="attention") for name in SHAPES
+        ]
 
     def load(self, name):
         import torch
@@ -61,10 +61,16 @@ class Attention(Corpus):
 
         class SDPA(torch.nn.Module):
             def forward(self, q, k, v):
-                return torch.nn.functional.scaled_dot_product_attention(q, k, v,
-                                                                        is_causal=causal)
+                return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
         rng = np.random.default_rng(sorted(SHAPES).index(name))
         inputs = [rng.standard_normal(SHAPES[name]).astype(np.float32) for _ in range(3)]
-        return Case(name, inputs, torch=SDPA().eval(), rtol=1e-3, atol=1e-4,
-                    op="scaled_dot_product_attention", family="attention")
+        return Case(
+            name,
+            inputs,
+            torch=SDPA().eval(),
+            rtol=1e-3,
+            atol=1e-4,
+            op="scaled_dot_product_attention",
+            family="attention",
+        )

@@ -1,4 +1,5 @@
-//===- OpaqueTorch.h - Placeholder for torch-mlir's torch dialect -*- C++ -*-===//
+//===- OpaqueTorch.h - Placeholder for torch-mlir's torch dialect -*- C++
+//-*-===//
 //
 // lighthouse does not build torch-mlir's `torch` dialect, yet torch-mlir's
 // importers build their IR in a lighthouse context. This dialect claims the

@@ -225,10 +225,9 @@ elementwiseConsumers(linalg::MatmulOp matmul) {
 }
 
 static std::string sizes(ArrayRef<int64_t> values) {
-  return llvm::join(llvm::map_range(values, [](int64_t v) {
-                      return std::to_string(v);
-                    }),
-                    ", ");
+  return llvm::join(
+      llvm::map_range(values, [](int64_t v) { return std::to_string(v); }),
+      ", ");
 }
 
 /// The handle types that follow the tiled op's in the results of a
@@ -299,8 +298,8 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
     %fill{0} = transform.get_producer_of_operand %matched{0}[2]
         : (!transform.any_op) -> !transform.any_op
 )mlir");
-  std::string root = consumers ? format("%consumer{0}_{1}", consumers)
-                               : format("%matched{0}");
+  std::string root =
+      consumers ? format("%consumer{0}_{1}", consumers) : format("%matched{0}");
   // What the root depends on, each op the producer of the one before: the
   // other consumers, last first, the matmul (unless it is the root), and
   // the fill of C.
@@ -345,13 +344,13 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
   SmallVector<int64_t> blockTiles = {tile.dynamicRows ? 0 : tile.cache[0],
                                      tile.cache[1]};
   size_t blockLoops = blockTiles[0] ? 2 : 1;
-  block += format(R"mlir(
+  block +=
+      format(R"mlir(
     %block{0}, %bl{0}:{2} = transform.structured.tile_using_for {1} tile_sizes [{3}]{5}
         : (!transform.any_op) -> (!transform.any_op{4})
 )mlir",
-                  root, blockLoops, sizes(blockTiles),
-                  loopHandleTypes(blockLoops),
-                  blockLoops == 2 ? " interchange = [1, 0]" : "");
+             root, blockLoops, sizes(blockTiles), loopHandleTypes(blockLoops),
+             blockLoops == 2 ? " interchange = [1, 0]" : "");
   std::string innerBlockLoop = format("%bl{0}#{1}", blockLoops - 1);
   block += fuseProducersInto(innerBlockLoop, "cache");
   std::string matmul =
@@ -367,7 +366,7 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     transform.structured.vectorize %rows{0}_{1} : !transform.any_op
 )mlir",
-                                i, consumer, width);
+                               i, consumer, width);
   }
   block += format(R"mlir(
     %kblock{0}, %kl{0} = transform.structured.tile_using_for {1} tile_sizes [0, 0, {2}]
@@ -402,14 +401,16 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
     registerTile = format("%padded{0}");
   }
   if (!tile.dynamicRows)
-    return block + format(R"mlir(
+    return block +
+           format(R"mlir(
     transform.structured.vectorize {1} : !transform.any_op
 )mlir",
-                          registerTile) +
+                  registerTile) +
            consumerTiling;
   // Rows of a dynamic count: the loop over register tiles of rows is peeled
   // into whole tiles, vectorized, and a last partial one, left to loops.
-  return block + format(R"mlir(
+  return block +
+         format(R"mlir(
     %rows{0} = transform.cast %rl{0}#0 : !transform.any_op to !transform.op<"scf.for">
     %whole{0}, %partial{0} = transform.loop.peel %rows{0}
         : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
@@ -417,7 +418,7 @@ static std::string matmulSchedule(size_t index, const MatmulTiles &tile,
         : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %full{0} vector_sizes [{1}] : !transform.any_op
 )mlir",
-                        sizes(tile.registers)) +
+                sizes(tile.registers)) +
          consumerTiling;
 }
 
@@ -555,9 +556,8 @@ static int64_t minThreadedBatch(linalg::LinalgOp op, int64_t threads) {
 /// rows, whichever has each thread read less, rows in parts of
 /// ceil(rows / threads) (then `plan`'s blocks of rows are kept only if they
 /// divide every part: blocks must be static); else not at all.
-static std::optional<ThreadSplit> windowSplit(linalg::LinalgOp op,
-                                              WindowPlan &plan,
-                                              int64_t threads) {
+static std::optional<ThreadSplit>
+windowSplit(linalg::LinalgOp op, WindowPlan &plan, int64_t threads) {
   if (threads < 2)
     return std::nullopt;
   auto output = cast<ShapedType>(op.getDpsInits()[0].getType());
@@ -576,9 +576,9 @@ static std::optional<ThreadSplit> windowSplit(linalg::LinalgOp op,
     return llvm::product_of(shape.drop_front());
   };
   int64_t image = elements(op.getDpsInputs()[0]),
-          filters = elements(op.getDpsInputs()[1]) *
-                    cast<ShapedType>(op.getDpsInputs()[1].getType())
-                        .getDimSize(0);
+          filters =
+              elements(op.getDpsInputs()[1]) *
+              cast<ShapedType>(op.getDpsInputs()[1].getType()).getDimSize(0);
   int64_t rows = output.getDimSize(2);
   bool channelsDivide = output.getDimSize(1) % (threads * plan.tiles[1]) == 0;
   if (channelsDivide &&
@@ -610,10 +610,10 @@ static void versionOnBatchSize(ModuleOp module, int64_t threads) {
     OpBuilder builder(op);
     Location loc = op.getLoc();
     Value batch = tensor::DimOp::create(builder, loc, op.getDpsInits()[0], 0);
-    Value large = arith::CmpIOp::create(
-        builder, loc, arith::CmpIPredicate::sge, batch,
-        arith::ConstantIndexOp::create(builder, loc,
-                                       minThreadedBatch(op, threads)));
+    Value large =
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, batch,
+                              arith::ConstantIndexOp::create(
+                                  builder, loc, minThreadedBatch(op, threads)));
     auto branch = scf::IfOp::create(builder, loc, op->getResultTypes(), large,
                                     /*withElseRegion=*/true);
     for (Block *block : {branch.thenBlock(), branch.elseBlock()}) {
@@ -636,9 +636,8 @@ static void versionOnBatchSize(ModuleOp module, int64_t threads) {
 /// code it gets. A static op of kMinThreadedElements or more is first split
 /// across `threads` threads along its outermost loop of `threads` iterations
 /// or more. Returns none for ops it does not handle.
-static std::optional<std::string> elementwiseSchedule(size_t index,
-                                                      linalg::GenericOp op,
-                                                      int64_t threads) {
+static std::optional<std::string>
+elementwiseSchedule(size_t index, linalg::GenericOp op, int64_t threads) {
   auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
   if (!op.hasPureTensorSemantics() || op.getNumResults() != 1 ||
       !linalg::isElementwise(linalgOp))
@@ -649,9 +648,9 @@ static std::optional<std::string> elementwiseSchedule(size_t index,
   int64_t width = rowVectorWidth(ranges.back());
   // The loop split across threads: the outermost with an iteration for
   // each (not the batch, at batch 1), but the innermost, which is vectorized.
-  auto splitLoop = llvm::find_if(
-      ArrayRef(ranges).drop_back(),
-      [&](int64_t range) { return range >= threads; });
+  auto splitLoop =
+      llvm::find_if(ArrayRef(ranges).drop_back(),
+                    [&](int64_t range) { return range >= threads; });
   bool threaded = threads > 1 && splitLoop != ranges.end() - 1 &&
                   llvm::none_of(ranges, ShapedType::isDynamic) &&
                   llvm::product_of(ranges) >= kMinThreadedElements;
@@ -779,9 +778,8 @@ public:
       if (op->hasAttr(kScheduleAttr))
         return; // A consumer fused into its matmul's schedule.
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
-        if (auto tiles =
-                tilesFor(matmul, cacheTiles, registerTiles, threadCount,
-                         packB)) {
+        if (auto tiles = tilesFor(matmul, cacheTiles, registerTiles,
+                                  threadCount, packB)) {
           SmallVector<linalg::GenericOp> consumers =
               elementwiseConsumers(matmul);
           if (!fuseConsumers)
@@ -801,7 +799,8 @@ public:
         if (plan->rowKernel)
           op->setAttr(kWindowRowsAttr, builder.getUnitAttr());
         mark(op, windowSchedule(blocks.size(), op, *plan, split));
-      } else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
+      } else if (auto generic =
+                     dyn_cast<linalg::GenericOp>(op.getOperation())) {
         if (auto block =
                 elementwiseSchedule(blocks.size(), generic, threadCount))
           mark(op, *block);
@@ -816,8 +815,8 @@ public:
       module.emitError("lighthouse-cpu-schedule: invalid schedule");
       return signalPassFailure();
     }
-    auto entry = schedule->lookupSymbol<transform::NamedSequenceOp>(
-        "__transform_main");
+    auto entry =
+        schedule->lookupSymbol<transform::NamedSequenceOp>("__transform_main");
     LogicalResult applied = transform::applyTransforms(
         module, entry, /*extraMapping=*/{}, transform::TransformOptions(),
         /*enforceToplevelTransformOp=*/false);

@@ -97,9 +97,8 @@ static std::optional<WindowOp> asWindowOp(linalg::LinalgOp op) {
   int64_t rank = windowType.getRank();
   window.windowRows = windowType.getDimSize(rank - 2);
   window.windowColumns = windowType.getDimSize(rank - 1);
-  window.inputChannels = window.reduction == Reduction::MultiplyAdd
-                             ? windowType.getDimSize(1)
-                             : 1;
+  window.inputChannels =
+      window.reduction == Reduction::MultiplyAdd ? windowType.getDimSize(1) : 1;
   window.strides.assign(strides.getValues<int64_t>().begin(),
                         strides.getValues<int64_t>().end());
   window.dilations.assign(dilations.getValues<int64_t>().begin(),
@@ -110,10 +109,9 @@ static std::optional<WindowOp> asWindowOp(linalg::LinalgOp op) {
 std::optional<WindowRowTile> windowRowTile(linalg::LinalgOp op) {
   std::optional<WindowOp> window = asWindowOp(op);
   if (!window || !op.hasPureTensorSemantics() ||
-      !llvm::all_of(op->getOperandTypes(),
-                    [](Type type) {
-                      return getElementTypeOrSelf(type).isF32();
-                    }) ||
+      !llvm::all_of(
+          op->getOperandTypes(),
+          [](Type type) { return getElementTypeOrSelf(type).isF32(); }) ||
       !isStaticButBatch(window->image.getType()) ||
       !isStaticButBatch(window->output.getType()) ||
       window->windowColumns > kMaxWindowColumns ||
@@ -134,13 +132,11 @@ std::optional<WindowRowTile> windowRowTile(linalg::LinalgOp op) {
   return WindowRowTile{channels, rows, pixels};
 }
 
-LogicalResult vectorizeWindowRows(RewriterBase &rewriter,
-                                  linalg::LinalgOp op) {
+LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op) {
   std::optional<WindowOp> window = asWindowOp(op);
   if (!window || !op.hasPureTensorSemantics())
     return failure();
-  Value image = window->image, filter = window->window,
-        output = window->output;
+  Value image = window->image, filter = window->window, output = window->output;
   auto imageType = dyn_cast<RankedTensorType>(image.getType());
   auto outputType = dyn_cast<RankedTensorType>(output.getType());
   if (!imageType || !outputType || !imageType.hasStaticShape() ||
@@ -206,25 +202,25 @@ LogicalResult vectorizeWindowRows(RewriterBase &rewriter,
   for (Value r : rowIndices)
     for (Value f : channelIndices)
       accumulators.push_back(vector::TransferReadOp::create(
-          rewriter, loc, rowType, output, ValueRange{zero, f, r, zero},
-          padding, ArrayRef<bool>(inBounds)));
+          rewriter, loc, rowType, output, ValueRange{zero, f, r, zero}, padding,
+          ArrayRef<bool>(inBounds)));
 
   // For each input channel and window row, each window column: a
   // convolution loads the pixels of each output row once (and, strided,
   // shuffles them), and broadcasts each weight once, used by an FMA per
   // output row; a pooling loads the pixels of each channel and output row
   // and takes their max or sum.
-  auto accumulateWindowRow = [&](OpBuilder &b, Location loc, Value c,
-                                 Value kh, ValueRange accumulators) {
+  auto accumulateWindowRow = [&](OpBuilder &b, Location loc, Value c, Value kh,
+                                 ValueRange accumulators) {
     SmallVector<Value> next(accumulators);
     Value windowRow =
         dilations[0] == 1 ? kh : arith::MulIOp::create(b, loc, kh, rowDilation);
     SmallVector<Value> imageRows;
     for (auto [r, offset] : llvm::enumerate(imageRowOffsets))
-      imageRows.push_back(r == 0 ? windowRow
-                                 : arith::AddIOp::create(b, loc, windowRow,
-                                                         offset)
-                                       .getResult());
+      imageRows.push_back(
+          r == 0
+              ? windowRow
+              : arith::AddIOp::create(b, loc, windowRow, offset).getResult());
     auto loadPixels = [&](Value channel, Value imageRow, int64_t kw) {
       Value pixels = vector::TransferReadOp::create(
           b, loc, spanType, image,
@@ -290,11 +286,11 @@ LogicalResult vectorizeWindowRows(RewriterBase &rewriter,
   Value result = output;
   for (auto [r, row] : llvm::enumerate(rowIndices))
     for (auto [f, channel] : llvm::enumerate(channelIndices))
-      result = vector::TransferWriteOp::create(
-                   rewriter, loc, loops.getResult(r * channels + f), result,
-                   ValueRange{zero, channel, row, zero},
-                   ArrayRef<bool>(inBounds))
-                   .getResult();
+      result =
+          vector::TransferWriteOp::create(
+              rewriter, loc, loops.getResult(r * channels + f), result,
+              ValueRange{zero, channel, row, zero}, ArrayRef<bool>(inBounds))
+              .getResult();
   rewriter.replaceOp(op, result);
   return success();
 }

@@ -57,7 +57,8 @@ def _torch_mlir_extras_dir(module: str) -> Path:
             f"lighthouse.extras.{module} is torch-mlir's importer, and torch-mlir is "
             f"not installed: pip install 'lighthouse[torch]' (torch models) or "
             f"'lighthouse[onnx]' (ONNX models), which installs torch-mlir=={TORCH_MLIR_VERSION}",
-            name=f"{__name__}.{module}")
+            name=f"{__name__}.{module}",
+        )
     try:
         installed = importlib.metadata.version("torch-mlir")
     except importlib.metadata.PackageNotFoundError:
@@ -66,7 +67,8 @@ def _torch_mlir_extras_dir(module: str) -> Path:
         warnings.warn(
             f"torch-mlir {installed} is installed; lighthouse is tested with "
             f"{TORCH_MLIR_VERSION} (pip install torch-mlir=={TORCH_MLIR_VERSION})",
-            stacklevel=3)
+            stacklevel=3,
+        )
     return Path(spec.submodule_search_locations[0]) / "extras"
 
 
@@ -81,7 +83,9 @@ class _TorchMlirExtrasFinder(importlib.abc.MetaPathFinder):
         if not source.is_file():
             raise ImportError(
                 f"the installed torch-mlir has no {source.name}; lighthouse needs "
-                f"torch-mlir=={TORCH_MLIR_VERSION}", name=fullname)
+                f"torch-mlir=={TORCH_MLIR_VERSION}",
+                name=fullname,
+            )
         return importlib.util.spec_from_file_location(fullname, source)
 
 

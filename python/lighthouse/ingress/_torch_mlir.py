@@ -45,8 +45,9 @@ def require(module: str, extra: str):
         return importlib.import_module(module)
     except ImportError as error:
         raise ImportError(
-            f"{module} is needed here but is not installed: "
-            f"pip install 'lighthouse[{extra}]'", name=module) from error
+            f"{module} is needed here but is not installed: pip install 'lighthouse[{extra}]'",
+            name=module,
+        ) from error
 
 
 @functools.lru_cache(maxsize=None)
@@ -109,8 +110,11 @@ def name_torch_operators(module: ir.Module) -> ir.Module:
         attributes = {key: op.attributes[key] for key in op.attributes if key != "name"}
         with ir.InsertionPoint(op), op.location:
             named = ir.Operation.create(
-                name, results=[r.type for r in op.results],
-                operands=list(op.operands), attributes=attributes)
+                name,
+                results=[r.type for r in op.results],
+                operands=list(op.operands),
+                attributes=attributes,
+            )
         for old, new in zip(op.results, named.results):
             old.replace_all_uses_with(new)
         op.erase()
@@ -154,8 +158,9 @@ def _unknown_ops(tm_ir, tm_module, context: ir.Context) -> list:
 
 def _describe_parse_failure(text: str, diagnostics: str) -> str:
     """Names the op the parser rejected, or quotes the line it stopped at."""
-    op = (re.search(r"operation '([\w.]+)'", diagnostics)
-          or re.search(r'see current operation: [^\n]*?"([\w.]+)"\(', diagnostics))
+    op = re.search(r"operation '([\w.]+)'", diagnostics) or re.search(
+        r'see current operation: [^\n]*?"([\w.]+)"\(', diagnostics
+    )
     if op:
         return f"\n  op '{op.group(1)}' did not cross"
     # Syntax errors (an attribute or type spelled differently) carry the
@@ -184,8 +189,10 @@ def run_pipelines(module: ir.Module, stages: list) -> ir.Module:
       ExchangeError: the IR did not parse on one of the two sides.
     """
     tm_ir, tm_passmanager, torch_dialect = _torch_mlir_bindings()
-    versions = (f"lighthouse's MLIR {MLIR_VERSION}, torch-mlir {_torch_mlir_version()} "
-                f"(lighthouse is tested with torch-mlir {TORCH_MLIR_VERSION})")
+    versions = (
+        f"lighthouse's MLIR {MLIR_VERSION}, torch-mlir {_torch_mlir_version()} "
+        f"(lighthouse is tested with torch-mlir {TORCH_MLIR_VERSION})"
+    )
     text = _exchange_text(module)
     with tm_ir.Context() as tm_context:
         torch_dialect.register_dialect(tm_context)
@@ -194,7 +201,8 @@ def run_pipelines(module: ir.Module, stages: list) -> ir.Module:
         except tm_ir.MLIRError as error:
             raise ExchangeError(
                 f"torch-mlir could not parse IR from lighthouse ({versions}):\n{error}"
-                f"{_describe_parse_failure(text, str(error))}") from None
+                f"{_describe_parse_failure(text, str(error))}"
+            ) from None
         for description, pipeline in stages:
             try:
                 tm_passmanager.PassManager.parse(pipeline).run(tm_module.operation)
@@ -203,7 +211,8 @@ def run_pipelines(module: ir.Module, stages: list) -> ir.Module:
                 ops = _illegal_ops(diagnostics)
                 named = f" (cannot lower: {', '.join(ops)})" if ops else ""
                 raise LoweringError(
-                    f"{description} failed{named}:\n{diagnostics}", diagnostics, ops) from None
+                    f"{description} failed{named}:\n{diagnostics}", diagnostics, ops
+                ) from None
         text = _exchange_text(tm_module)
     try:
         return ir.Module.parse(text, context=module.context)
@@ -214,7 +223,10 @@ def run_pipelines(module: ir.Module, stages: list) -> ir.Module:
         if foreign:
             raise ExchangeError(
                 f"torch-mlir lowered the model to operations lighthouse does not have: "
-                f"{', '.join(foreign)} ({versions})", foreign) from None
+                f"{', '.join(foreign)} ({versions})",
+                foreign,
+            ) from None
         raise ExchangeError(
             f"lighthouse could not parse IR lowered by torch-mlir ({versions}):\n{error}"
-            f"{_describe_parse_failure(text, str(error))}") from None
+            f"{_describe_parse_failure(text, str(error))}"
+        ) from None

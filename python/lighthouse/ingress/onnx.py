@@ -13,28 +13,51 @@ import os
 from typing import Callable, Iterable, Optional, Set, Tuple, Union
 
 from .. import ir
-from ._torch_mlir import (ExchangeError, IngressError, LoweringError, import_context,
-                          require, run_pipelines)
+from ._torch_mlir import (
+    ExchangeError,
+    IngressError,
+    LoweringError,
+    import_context,
+    require,
+    run_pipelines,
+)
 
-__all__ = ["ExchangeError", "IngressError", "LoweringError", "load",
-           "import_and_lower", "import_model", "lower_to_linalg", "to_linalg"]
+__all__ = [
+    "ExchangeError",
+    "IngressError",
+    "LoweringError",
+    "load",
+    "import_and_lower",
+    "import_model",
+    "lower_to_linalg",
+    "to_linalg",
+]
 
 onnx = require("onnx", "onnx")
 onnx_importer = require("lighthouse.extras.onnx_importer", "onnx")
 
 #: torch-mlir's pipelines from torch-onnx IR to linalg on tensors.
 ONNX_TO_LINALG_STAGES = [
-    ("torch-mlir's conversion of ONNX ops to the torch backend contract",
-     "builtin.module(torch-onnx-to-torch-backend-pipeline)"),
-    ("torch-mlir's lowering from the torch backend contract to linalg on tensors",
-     "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"),
+    (
+        "torch-mlir's conversion of ONNX ops to the torch backend contract",
+        "builtin.module(torch-onnx-to-torch-backend-pipeline)",
+    ),
+    (
+        "torch-mlir's lowering from the torch backend contract to linalg on tensors",
+        "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)",
+    ),
 ]
 
 ModelLike = Union[str, os.PathLike, "onnx.ModelProto"]
 
 
-def load(model: ModelLike, *, data_dir: Optional[Union[str, os.PathLike]] = None,
-         opset_version: Optional[int] = None, infer_shapes: bool = True) -> "onnx.ModelProto":
+def load(
+    model: ModelLike,
+    *,
+    data_dir: Optional[Union[str, os.PathLike]] = None,
+    opset_version: Optional[int] = None,
+    infer_shapes: bool = True,
+) -> "onnx.ModelProto":
     """Loads and checks an ONNX model, ready for import.
 
     Args:
@@ -65,12 +88,12 @@ def load(model: ModelLike, *, data_dir: Optional[Union[str, os.PathLike]] = None
             raise ValueError(f"{path} is not a valid ONNX model: {error}") from None
         try:
             onnx.load_external_data_for_model(
-                proto, os.fspath(data_dir) if data_dir else os.path.dirname(os.path.abspath(path)))
+                proto, os.fspath(data_dir) if data_dir else os.path.dirname(os.path.abspath(path))
+            )
         except OSError as error:
             raise FileNotFoundError(f"external data of {path} not found: {error}") from None
     else:
-        raise TypeError(
-            f"expected a path or an onnx.ModelProto, got {type(model).__name__}")
+        raise TypeError(f"expected a path or an onnx.ModelProto, got {type(model).__name__}")
 
     if not proto.graph.node and not proto.graph.output:
         raise ValueError(f"{source} is not a valid ONNX model: it has no graph")
@@ -85,8 +108,13 @@ def load(model: ModelLike, *, data_dir: Optional[Union[str, os.PathLike]] = None
     return proto
 
 
-def import_model(model: ModelLike, *, context: Optional[ir.Context] = None,
-                 expand: Iterable[str] = (), **load_options) -> ir.Module:
+def import_model(
+    model: ModelLike,
+    *,
+    context: Optional[ir.Context] = None,
+    expand: Iterable[str] = (),
+    **load_options,
+) -> ir.Module:
     """Imports an ONNX model as torch-onnx IR into a lighthouse context.
 
     `load_options` are those of `load`. The IR holds one `func.func` named
@@ -98,16 +126,16 @@ def import_model(model: ModelLike, *, context: Optional[ir.Context] = None,
     return _import(load(model, **load_options), context, expand)
 
 
-def _import(proto: "onnx.ModelProto", context: Optional[ir.Context],
-            expand: Iterable[str]) -> ir.Module:
+def _import(
+    proto: "onnx.ModelProto", context: Optional[ir.Context], expand: Iterable[str]
+) -> ir.Module:
     context = import_context(context)
     config = onnx_importer.Config()
     default_domain = config.function_expansion_allowlists_by_domain.setdefault("", set())
     default_domain.update(expand)
     model_info = onnx_importer.ModelInfo(proto, config=config)
     module = model_info.create_module(context=context)
-    importer = onnx_importer.NodeImporter.define_function(model_info.main_graph,
-                                                          module.operation)
+    importer = onnx_importer.NodeImporter.define_function(model_info.main_graph, module.operation)
     importer.import_all()
     module.operation.verify()
     return module
@@ -127,23 +155,29 @@ def _defined_as_functions(ops: Iterable[str], proto: "onnx.ModelProto") -> Set[s
     opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
     found = set()
     for op in ops:
-        name = op[len("onnx."):] if op.startswith("onnx.") else None
+        name = op[len("onnx.") :] if op.startswith("onnx.") else None
         if not name or opset is None or name in NOT_EXPANDED:
             continue
         try:
             schema = onnx.defs.get_schema(name, max_inclusive_version=opset, domain="")
         except onnx.defs.SchemaError:
             continue
-        versions = [*schema.function_opset_versions,
-                    *schema.context_dependent_function_opset_versions]
+        versions = [
+            *schema.function_opset_versions,
+            *schema.context_dependent_function_opset_versions,
+        ]
         if any(version <= opset for version in versions):
             found.add(name)
     return found
 
 
-def import_and_lower(model: ModelLike, *, context: Optional[ir.Context] = None,
-                     run_stage: Optional[Callable[[str, Callable], object]] = None,
-                     **load_options) -> Tuple[ir.Module, ir.Module]:
+def import_and_lower(
+    model: ModelLike,
+    *,
+    context: Optional[ir.Context] = None,
+    run_stage: Optional[Callable[[str, Callable], object]] = None,
+    **load_options,
+) -> Tuple[ir.Module, ir.Module]:
     """Imports an ONNX model and lowers it to linalg on tensors; returns the
     torch-onnx IR and the linalg IR.
 
@@ -172,7 +206,10 @@ def import_and_lower(model: ModelLike, *, context: Optional[ir.Context] = None,
                 if expanded:
                     raise LoweringError(
                         f"{error} (after expanding the ONNX functions of "
-                        f"{', '.join(sorted(expanded))})", error.diagnostics, error.ops) from None
+                        f"{', '.join(sorted(expanded))})",
+                        error.diagnostics,
+                        error.ops,
+                    ) from None
                 raise
             expanded |= more
 

@@ -13,11 +13,25 @@ and brings the result back (see `_torch_mlir`). Needs `lighthouse[torch]`.
 from typing import Any, Callable, Dict, Optional, Sequence
 
 from .. import ir
-from ._torch_mlir import (ExchangeError, IngressError, LoweringError, import_context,
-                          name_torch_operators, require, run_pipelines)
+from ._torch_mlir import (
+    ExchangeError,
+    IngressError,
+    LoweringError,
+    import_context,
+    name_torch_operators,
+    require,
+    run_pipelines,
+)
 
-__all__ = ["ExchangeError", "IngressError", "LoweringError", "export",
-           "import_model", "lower_to_linalg", "to_linalg"]
+__all__ = [
+    "ExchangeError",
+    "IngressError",
+    "LoweringError",
+    "export",
+    "import_model",
+    "lower_to_linalg",
+    "to_linalg",
+]
 
 torch = require("torch", "torch")
 fx_importer = require("lighthouse.extras.fx_importer", "torch")
@@ -25,17 +39,27 @@ fx_decomp_util = require("lighthouse.extras.fx_decomp_util", "torch")
 
 #: torch-mlir's pipelines from a torch.export program's IR to linalg on tensors.
 TORCH_TO_LINALG_STAGES = [
-    ("torch-mlir's lowering to the torch backend contract",
-     "builtin.module(func.func(torch-match-quantized-custom-ops),"
-     "torchdynamo-export-to-torch-backend-pipeline)"),
-    ("torch-mlir's lowering from the torch backend contract to linalg on tensors",
-     "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"),
+    (
+        "torch-mlir's lowering to the torch backend contract",
+        "builtin.module(func.func(torch-match-quantized-custom-ops),"
+        "torchdynamo-export-to-torch-backend-pipeline)",
+    ),
+    (
+        "torch-mlir's lowering from the torch backend contract to linalg on tensors",
+        "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)",
+    ),
 ]
 
 
-def export(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = None, *,
-           dynamic_shapes: Any = None, strict: bool = False,
-           decompositions: Optional[Dict[Any, Callable]] = None):
+def export(
+    model,
+    example_args: Sequence = (),
+    example_kwargs: Optional[Dict] = None,
+    *,
+    dynamic_shapes: Any = None,
+    strict: bool = False,
+    decompositions: Optional[Dict[Any, Callable]] = None,
+):
     """Exports `model` with torch.export and applies torch-mlir's decompositions.
 
     Args:
@@ -53,15 +77,18 @@ def export(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = 
     elif isinstance(model, torch.nn.Module):
         if not isinstance(example_args, (tuple, list)):
             raise TypeError(
-                f"example_args must be a tuple of inputs, got {type(example_args).__name__}")
+                f"example_args must be a tuple of inputs, got {type(example_args).__name__}"
+            )
         if not example_args and not example_kwargs:
             raise ValueError("exporting an nn.Module needs example_args (or example_kwargs)")
-        program = torch.export.export(model, tuple(example_args), example_kwargs,
-                                      dynamic_shapes=dynamic_shapes, strict=strict)
+        program = torch.export.export(
+            model, tuple(example_args), example_kwargs, dynamic_shapes=dynamic_shapes, strict=strict
+        )
     else:
         raise TypeError(
             "expected a torch.nn.Module or a torch.export.ExportedProgram, got "
-            f"{type(model).__module__}.{type(model).__name__}")
+            f"{type(model).__module__}.{type(model).__name__}"
+        )
     if decompositions is None:
         decompositions = fx_decomp_util.get_decomposition_table()
     return _decompose(program, decompositions) if decompositions else program
@@ -85,19 +112,29 @@ def _decompose(program, decompositions: Dict[Any, Callable]):
     try:
         from torch.export.exported_program import _decompose_exported_program
 
-        return _decompose_exported_program(program, cia_to_decomp={},
-                                           python_decomp_table=dict(decompositions),
-                                           joint_loss_index=None,
-                                           decompose_custom_triton_ops=False)
+        return _decompose_exported_program(
+            program,
+            cia_to_decomp={},
+            python_decomp_table=dict(decompositions),
+            joint_loss_index=None,
+            decompose_custom_triton_ops=False,
+        )
     except (ImportError, TypeError):  # Not there, or with another signature.
         return program.run_decompositions(decompositions)
 
 
-def import_model(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = None, *,
-                 dynamic_shapes: Any = None, strict: bool = False,
-                 decompositions: Optional[Dict[Any, Callable]] = None, func_name: str = "main",
-                 context: Optional[ir.Context] = None,
-                 hooks: Optional["fx_importer.FxImporterHooks"] = None) -> ir.Module:
+def import_model(
+    model,
+    example_args: Sequence = (),
+    example_kwargs: Optional[Dict] = None,
+    *,
+    dynamic_shapes: Any = None,
+    strict: bool = False,
+    decompositions: Optional[Dict[Any, Callable]] = None,
+    func_name: str = "main",
+    context: Optional[ir.Context] = None,
+    hooks: Optional["fx_importer.FxImporterHooks"] = None,
+) -> ir.Module:
     """Imports a model as torch-dialect IR into a lighthouse context.
 
     Parameters are those of `export`, plus the function's name, the context
@@ -105,8 +142,14 @@ def import_model(model, example_args: Sequence = (), example_kwargs: Optional[Di
     that torch-mlir defines appear as named ops (`torch.aten.mm`), the others
     as `torch.operator`. Parameters and buffers become constants.
     """
-    program = export(model, example_args, example_kwargs, dynamic_shapes=dynamic_shapes,
-                     strict=strict, decompositions=decompositions)
+    program = export(
+        model,
+        example_args,
+        example_kwargs,
+        dynamic_shapes=dynamic_shapes,
+        strict=strict,
+        decompositions=decompositions,
+    )
     importer = fx_importer.FxImporter(context=import_context(context), hooks=hooks)
     importer.import_frozen_program(program, func_name=func_name)
     return name_torch_operators(importer.module)
@@ -125,7 +168,8 @@ def lower_to_linalg(module: ir.Module) -> ir.Module:
     return run_pipelines(module, TORCH_TO_LINALG_STAGES)
 
 
-def to_linalg(model, example_args: Sequence = (), example_kwargs: Optional[Dict] = None,
-              **import_options) -> ir.Module:
+def to_linalg(
+    model, example_args: Sequence = (), example_kwargs: Optional[Dict] = None, **import_options
+) -> ir.Module:
     """`import_model` then `lower_to_linalg`."""
     return lower_to_linalg(import_model(model, example_args, example_kwargs, **import_options))

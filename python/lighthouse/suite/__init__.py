@@ -16,5 +16,14 @@ docs/testing-compilers.md.
 from .case import FORMS, Case, CaseInfo, Crashed, InvalidCase, Unsupported
 from .plugins import Compiler, Corpus, Option
 
-__all__ = ["FORMS", "Case", "CaseInfo", "Compiler", "Corpus", "Crashed", "InvalidCase",
-           "Option", "Unsupported"]
+__all__ = [
+    "FORMS",
+    "Case",
+    "CaseInfo",
+    "Compiler",
+    "Corpus",
+    "Crashed",
+    "InvalidCase",
+    "Option",
+    "Unsupported",
+]

@@ -10,9 +10,24 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple, Union
 
-__all__ = ["Block", "Cell", "Details", "Facts", "Figure", "Heading", "Paragraph", "Raw",
-           "Table", "format_count", "format_ms", "format_percent", "format_ratio", "to_html",
-           "to_markdown", "to_text"]
+__all__ = [
+    "Block",
+    "Cell",
+    "Details",
+    "Facts",
+    "Figure",
+    "Heading",
+    "Paragraph",
+    "Raw",
+    "Table",
+    "format_count",
+    "format_ms",
+    "format_percent",
+    "format_ratio",
+    "to_html",
+    "to_markdown",
+    "to_text",
+]
 
 #: Text lines are at most this wide.
 TEXT_WIDTH = 100
@@ -23,6 +38,7 @@ class Cell:
     """A table cell: its text, a `note` after it (smaller in HTML), CSS
     classes of the cell and of the note ("good", "bad", "muted", "nowrap";
     HTML only), and a compiler's color for a swatch."""
+
     text: str
     note: str = ""
     style: str = ""
@@ -33,6 +49,7 @@ class Cell:
 @dataclass
 class Table:
     """Rows of cells under a row of headers, and footer rows (totals, means)."""
+
     headers: List[Cell]
     rows: List[List[Cell]]
     numeric: Sequence[int] = ()  # Right-aligned columns.
@@ -48,6 +65,7 @@ class Table:
 class Heading:
     """A heading of level 1 to 3; in HTML with a compiler's color swatch and
     an anchor the page's links lead to."""
+
     level: int
     text: str
     color: Optional[str] = None
@@ -62,12 +80,14 @@ class Paragraph:
 @dataclass
 class Facts:
     """Name and value pairs: a run's metadata."""
+
     items: List[Tuple[str, str]]
 
 
 @dataclass
 class Figure:
     """An SVG plot: HTML only."""
+
     svg: str
     caption: str
 
@@ -75,6 +95,7 @@ class Figure:
 @dataclass
 class Details:
     """Collapsed in HTML; text and Markdown give `fallback` instead."""
+
     summary: str
     blocks: list
     fallback: str = ""
@@ -83,6 +104,7 @@ class Details:
 @dataclass
 class Raw:
     """HTML only."""
+
     html: str
 
 
@@ -91,6 +113,7 @@ Block = Union[Heading, Paragraph, Facts, Table, Figure, Details, Raw]
 
 # ---------------------------------------------------------------------------
 # Number formats
+
 
 def format_count(n: int) -> str:
     """1,234."""
@@ -115,19 +138,27 @@ def format_ms(seconds: Optional[float]) -> str:
     if seconds is None:
         return "-"
     ms = seconds * 1000
-    return (f"{ms:,.0f}" if ms >= 100 else f"{ms:.1f}" if ms >= 10 else f"{ms:.2f}" if ms >= 1
-            else f"{ms:.3g}")
+    return (
+        f"{ms:,.0f}"
+        if ms >= 100
+        else f"{ms:.1f}"
+        if ms >= 10
+        else f"{ms:.2f}"
+        if ms >= 1
+        else f"{ms:.3g}"
+    )
 
 
 # ---------------------------------------------------------------------------
 # Text
+
 
 def _ascii(text: str) -> str:
     return text.encode("ascii", "replace").decode()
 
 
 def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:max(0, width - 3)] + "..."
+    return text if len(text) <= width else text[: max(0, width - 3)] + "..."
 
 
 #: Text columns are not shrunk below this many characters.
@@ -140,12 +171,13 @@ def _text_table(table: Table, width: int = TEXT_WIDTH) -> List[str]:
     `width`; if it still does not, its columns split into several tables,
     each with the first column."""
     headers = table.short_headers or [h.text for h in table.headers]
-    body = [[_ascii(" ".join(filter(None, (c.text, c.note)))) for c in row]
-            for row in table.rows + table.footer]
+    body = [
+        [_ascii(" ".join(filter(None, (c.text, c.note)))) for c in row]
+        for row in table.rows + table.footer
+    ]
     details = [""] * len(body)
     if table.detail_below:
-        headers, details, body = headers[:-1], [row[-1] for row in body], [
-            row[:-1] for row in body]
+        headers, details, body = headers[:-1], [row[-1] for row in body], [row[:-1] for row in body]
     widths = [max(len(row[i]) for row in [headers] + body) for i in range(len(headers))]
     # The rightmost text columns (examples, messages) give way before the
     # first ones (names, causes).
@@ -165,9 +197,12 @@ def _text_table(table: Table, width: int = TEXT_WIDTH) -> List[str]:
         columns = [0] + chunk
 
         def line(cells: Sequence[str]) -> str:
-            return "  ".join(_clip(cells[i], widths[i]).rjust(widths[i]) if i in table.numeric
-                             else _clip(cells[i], widths[i]).ljust(widths[i])
-                             for i in columns).rstrip()
+            return "  ".join(
+                _clip(cells[i], widths[i]).rjust(widths[i])
+                if i in table.numeric
+                else _clip(cells[i], widths[i]).ljust(widths[i])
+                for i in columns
+            ).rstrip()
 
         if lines:
             lines.append("")
@@ -178,8 +213,9 @@ def _text_table(table: Table, width: int = TEXT_WIDTH) -> List[str]:
                 lines.append("  ".join("-" * widths[i] for i in columns))
             lines.append(line(row))
             if chunk is chunks[0]:
-                lines += textwrap.wrap(details[index], width, initial_indent=" " * 6,
-                                       subsequent_indent=" " * 8)
+                lines += textwrap.wrap(
+                    details[index], width, initial_indent=" " * 6, subsequent_indent=" " * 8
+                )
     return lines
 
 
@@ -195,8 +231,10 @@ def to_text(blocks: Sequence[Block]) -> str:
         elif isinstance(block, Paragraph):
             lines += textwrap.wrap(_ascii(block.text), TEXT_WIDTH)
         elif isinstance(block, Facts):
-            lines += [_clip(_ascii(f"  {name + ':':12} {value}"), TEXT_WIDTH)
-                      for name, value in block.items]
+            lines += [
+                _clip(_ascii(f"  {name + ':':12} {value}"), TEXT_WIDTH)
+                for name, value in block.items
+            ]
         elif isinstance(block, Table):
             lines += _text_table(block)
             if block.short_key:
@@ -208,6 +246,7 @@ def to_text(blocks: Sequence[Block]) -> str:
 
 # ---------------------------------------------------------------------------
 # Markdown
+
 
 def _md(text: str) -> str:
     # What would format, link, open an HTML tag or end a table cell; a ">"
@@ -228,13 +267,23 @@ def to_markdown(blocks: Sequence[Block]) -> str:
         elif isinstance(block, Table):
             cells = [_md(h.text) for h in block.headers]
             lines.append("| " + " | ".join(cells) + " |")
-            lines.append("|" + "|".join("---:" if i in block.numeric else "---"
-                                        for i in range(len(cells))) + "|")
+            lines.append(
+                "|"
+                + "|".join("---:" if i in block.numeric else "---" for i in range(len(cells)))
+                + "|"
+            )
             for index, row in enumerate(block.rows + block.footer):
                 strong = "**" if index >= len(block.rows) else ""
-                lines.append("| " + " | ".join(
-                    strong + _md(" ".join(filter(None, (c.text, c.note)))) + strong
-                    if c.text or c.note else "" for c in row) + " |")
+                lines.append(
+                    "| "
+                    + " | ".join(
+                        strong + _md(" ".join(filter(None, (c.text, c.note)))) + strong
+                        if c.text or c.note
+                        else ""
+                        for c in row
+                    )
+                    + " |"
+                )
             lines.append("")
         elif isinstance(block, Details) and block.fallback:
             lines += [_md(block.fallback), ""]
@@ -290,8 +339,7 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; font-size: 12px
 def _html_cell(tag: str, cell: Cell, numeric: bool) -> str:
     classes = " ".join(filter(None, ("num" if numeric else "", cell.style)))
     attribute = f' class="{classes}"' if classes else ""
-    swatch = (f'<span class="swatch" style="background:{cell.color}"></span>'
-              if cell.color else "")
+    swatch = f'<span class="swatch" style="background:{cell.color}"></span>' if cell.color else ""
     note_class = f' class="{cell.note_style}"' if cell.note_style else ""
     note = f"<small{note_class}>{html.escape(cell.note)}</small>" if cell.note else ""
     return f"<{tag}{attribute}>{swatch}{html.escape(cell.text)}{note}</{tag}>"
@@ -299,8 +347,11 @@ def _html_cell(tag: str, cell: Cell, numeric: bool) -> str:
 
 def _html_table(table: Table) -> str:
     def row(cells: Sequence[Cell], tag: str) -> str:
-        return "<tr>" + "".join(_html_cell(tag, c, i in table.numeric)
-                                for i, c in enumerate(cells)) + "</tr>"
+        return (
+            "<tr>"
+            + "".join(_html_cell(tag, c, i in table.numeric) for i, c in enumerate(cells))
+            + "</tr>"
+        )
 
     parts = ['<table class="data"><thead>', row(table.headers, "th"), "</thead>"]
     if table.rows:
@@ -313,23 +364,31 @@ def _html_table(table: Table) -> str:
 def _html_block(block: Block) -> str:
     if isinstance(block, Heading):
         anchor = f' id="{block.anchor}"' if block.anchor else ""
-        swatch = (f'<span class="swatch" style="background:{block.color}"></span>'
-                  if block.color else "")
+        swatch = (
+            f'<span class="swatch" style="background:{block.color}"></span>' if block.color else ""
+        )
         return f"<h{block.level}{anchor}>{swatch}{html.escape(block.text)}</h{block.level}>"
     if isinstance(block, Paragraph):
         return f"<p>{html.escape(block.text)}</p>"
     if isinstance(block, Facts):
-        return ('<dl class="facts">' + "".join(
-            f"<dt>{html.escape(name)}</dt><dd>{html.escape(value)}</dd>"
-            for name, value in block.items) + "</dl>")
+        return (
+            '<dl class="facts">'
+            + "".join(
+                f"<dt>{html.escape(name)}</dt><dd>{html.escape(value)}</dd>"
+                for name, value in block.items
+            )
+            + "</dl>"
+        )
     if isinstance(block, Table):
         return _html_table(block)
     if isinstance(block, Figure):
-        return (f"<figure><figcaption>{html.escape(block.caption)}</figcaption>{block.svg}"
-                "</figure>")
+        return f"<figure><figcaption>{html.escape(block.caption)}</figcaption>{block.svg}</figure>"
     if isinstance(block, Details):
-        return (f"<details><summary>{html.escape(block.summary)}</summary>" +
-                "".join(_html_block(b) for b in block.blocks) + "</details>")
+        return (
+            f"<details><summary>{html.escape(block.summary)}</summary>"
+            + "".join(_html_block(b) for b in block.blocks)
+            + "</details>"
+        )
     return block.html
 
 
@@ -337,12 +396,17 @@ def to_html(blocks: Sequence[Block], title: str) -> str:
     """The blocks as one self-contained HTML page: inline CSS, no scripts,
     nothing loaded from elsewhere, and markup that is also well-formed XML.
     Links to the headings with an anchor follow the first heading."""
-    nav = "".join(f'<a href="#{b.anchor}">{html.escape(b.text)}</a>'
-                  for b in blocks if isinstance(b, Heading) and b.anchor)
+    nav = "".join(
+        f'<a href="#{b.anchor}">{html.escape(b.text)}</a>'
+        for b in blocks
+        if isinstance(b, Heading) and b.anchor
+    )
     parts = [_html_block(b) for b in blocks]
     if parts and nav:
         parts.insert(1, f"<nav>{nav}</nav>")
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"/>'
-            '<meta name="viewport" content="width=device-width, initial-scale=1"/>'
-            f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
-            f"<body><main>{''.join(parts)}</main></body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"/>'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"/>'
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
+        f"<body><main>{''.join(parts)}</main></body></html>\n"
+    )

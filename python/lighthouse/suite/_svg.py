@@ -11,8 +11,16 @@ import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-__all__ = ["Bar", "Dot", "StripRow", "grouped_bars", "stacked_hbars", "strip_plot",
-           "text_width", "tint"]
+__all__ = [
+    "Bar",
+    "Dot",
+    "StripRow",
+    "grouped_bars",
+    "stacked_hbars",
+    "strip_plot",
+    "text_width",
+    "tint",
+]
 
 FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 #: Of the font size: wider than the average glyph of a sans-serif font (about
@@ -40,7 +48,7 @@ def fit(text: str, width: float, size: float) -> str:
 
 def tint(color: str, amount: float) -> str:
     """`color` (#rrggbb) mixed with white: 0 keeps it, 1 is white."""
-    channels = [int(color[i:i + 2], 16) for i in (1, 3, 5)]
+    channels = [int(color[i : i + 2], 16) for i in (1, 3, 5)]
     return "#" + "".join(f"{round(c + (255 - c) * amount):02x}" for c in channels)
 
 
@@ -55,41 +63,82 @@ class _Canvas:
         self.width, self.height, self.label = width, height, label
         self.items: List[str] = []
 
-    def add(self, tag: str, attributes: Dict[str, object], text: str = "",
-            title: Optional[str] = None) -> None:
-        attrs = "".join(f' {key.replace("_", "-")}="{html.escape(str(value))}"'
-                        for key, value in attributes.items() if value is not None)
+    def add(
+        self, tag: str, attributes: Dict[str, object], text: str = "", title: Optional[str] = None
+    ) -> None:
+        attrs = "".join(
+            f' {key.replace("_", "-")}="{html.escape(str(value))}"'
+            for key, value in attributes.items()
+            if value is not None
+        )
         inner = (f"<title>{html.escape(title)}</title>" if title else "") + html.escape(text)
         self.items.append(f"<{tag}{attrs}>{inner}</{tag}>" if inner else f"<{tag}{attrs}/>")
 
     def rect(self, x, y, width, height, fill, title=None, **attributes) -> None:
-        self.add("rect", {"x": _number(x), "y": _number(y), "width": _number(max(width, 0)),
-                          "height": _number(max(height, 0)), "fill": fill, **attributes},
-                 title=title)
+        self.add(
+            "rect",
+            {
+                "x": _number(x),
+                "y": _number(y),
+                "width": _number(max(width, 0)),
+                "height": _number(max(height, 0)),
+                "fill": fill,
+                **attributes,
+            },
+            title=title,
+        )
 
     def line(self, x1, y1, x2, y2, stroke=INK, **attributes) -> None:
-        self.add("line", {"x1": _number(x1), "y1": _number(y1), "x2": _number(x2),
-                          "y2": _number(y2), "stroke": stroke, **attributes})
+        self.add(
+            "line",
+            {
+                "x1": _number(x1),
+                "y1": _number(y1),
+                "x2": _number(x2),
+                "y2": _number(y2),
+                "stroke": stroke,
+                **attributes,
+            },
+        )
 
-    def text(self, x, y, text, size=12, anchor="start", fill=INK, title=None,
-             **attributes) -> None:
-        self.add("text", {"x": _number(x), "y": _number(y), "font_size": size,
-                          "text_anchor": anchor, "fill": fill, **attributes}, text, title)
+    def text(self, x, y, text, size=12, anchor="start", fill=INK, title=None, **attributes) -> None:
+        self.add(
+            "text",
+            {
+                "x": _number(x),
+                "y": _number(y),
+                "font_size": size,
+                "text_anchor": anchor,
+                "fill": fill,
+                **attributes,
+            },
+            text,
+            title,
+        )
 
     def render(self) -> str:
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" '
-                f'aria-label="{html.escape(self.label)}" width="{round(self.width)}" '
-                f'height="{round(self.height)}" viewBox="0 0 {round(self.width)} '
-                f'{round(self.height)}" font-family="{html.escape(FONT_FAMILY)}">'
-                + "".join(self.items) + "</svg>")
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" role="img" '
+            f'aria-label="{html.escape(self.label)}" width="{round(self.width)}" '
+            f'height="{round(self.height)}" viewBox="0 0 {round(self.width)} '
+            f'{round(self.height)}" font-family="{html.escape(FONT_FAMILY)}">'
+            + "".join(self.items)
+            + "</svg>"
+        )
 
 
 def _legend_height(entries: Sequence[Tuple[str, str]], width: float, size: float = 12) -> float:
     return _legend(None, entries, 0, 0, width, size)
 
 
-def _legend(canvas: Optional[_Canvas], entries: Sequence[Tuple[str, str]], x: float, y: float,
-            width: float, size: float = 12) -> float:
+def _legend(
+    canvas: Optional[_Canvas],
+    entries: Sequence[Tuple[str, str]],
+    x: float,
+    y: float,
+    width: float,
+    size: float = 12,
+) -> float:
     """Draws swatches with names from (x, y), wrapped at `width`; returns the
     height taken (only measures when `canvas` is None)."""
     row_height = size + 10
@@ -119,9 +168,11 @@ def _log_ticks(low: float, high: float) -> List[float]:
     """Ticks between `low` and `high` on a log scale: 1-2-5 in each decade,
     or finer steps when the range spans too little for three of those."""
     for mantissas in ((1,), (1, 2, 5), (1, 1.5, 2, 3, 5, 7)):
-        ticks = [m * 10 ** e for e in range(math.floor(math.log10(low)) - 1,
-                                            math.ceil(math.log10(high)) + 1)
-                 for m in mantissas]
+        ticks = [
+            m * 10**e
+            for e in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1)
+            for m in mantissas
+        ]
         ticks = [t for t in ticks if low <= t * (1 + 1e-9) and t <= high * (1 + 1e-9)]
         if len(ticks) >= 4:
             return ticks
@@ -136,15 +187,23 @@ def _ratio_label(value: float) -> str:
 class Bar:
     """A bar of `grouped_bars`: its `value` drawn light, the part `inner` of
     it solid, `label` above it and `tooltip` on hovering."""
+
     value: float
     inner: float
     label: str
     tooltip: str
 
 
-def grouped_bars(groups: Sequence[str], series: Sequence[str], colors: Dict[str, str],
-                 bars: Dict[Tuple[str, str], Bar], y_label: str, maximum: float,
-                 tick_format, key: Sequence[Tuple[str, str]]) -> str:
+def grouped_bars(
+    groups: Sequence[str],
+    series: Sequence[str],
+    colors: Dict[str, str],
+    bars: Dict[Tuple[str, str], Bar],
+    y_label: str,
+    maximum: float,
+    tick_format,
+    key: Sequence[Tuple[str, str]],
+) -> str:
     """Bars of each series side by side within each group.
 
     Args:
@@ -177,8 +236,14 @@ def grouped_bars(groups: Sequence[str], series: Sequence[str], colors: Dict[str,
     for tick in _linear_ticks(maximum, 4):
         canvas.line(left, y(tick), width - right, y(tick), GRID)
         canvas.text(left - 6, y(tick) + 4, tick_format(tick), 11, "end", MUTED)
-    canvas.text(16, top + plot_height / 2, y_label, 12, "middle",
-                transform=f"rotate(-90 16 {_number(top + plot_height / 2)})")
+    canvas.text(
+        16,
+        top + plot_height / 2,
+        y_label,
+        12,
+        "middle",
+        transform=f"rotate(-90 16 {_number(top + plot_height / 2)})",
+    )
     # Labels above bars only when they fit in a bar's width.
     show_labels = bar_width >= text_width("100%", label_size) + 2
     x = left + 0.75 * bar_width
@@ -188,18 +253,31 @@ def grouped_bars(groups: Sequence[str], series: Sequence[str], colors: Dict[str,
             bar = bars.get((group, name))
             if bar is not None:
                 color = colors[name]
-                canvas.rect(x + 1, y(bar.value), bar_width - 2, y0 - y(bar.value),
-                            tint(color, 0.6), bar.tooltip)
-                canvas.rect(x + 1, y(bar.inner), bar_width - 2, y0 - y(bar.inner), color,
-                            bar.tooltip)
+                canvas.rect(
+                    x + 1,
+                    y(bar.value),
+                    bar_width - 2,
+                    y0 - y(bar.value),
+                    tint(color, 0.6),
+                    bar.tooltip,
+                )
+                canvas.rect(
+                    x + 1, y(bar.inner), bar_width - 2, y0 - y(bar.inner), color, bar.tooltip
+                )
                 if show_labels:
-                    canvas.text(x + bar_width / 2, y(bar.value) - 4, bar.label, label_size,
-                                "middle")
+                    canvas.text(
+                        x + bar_width / 2, y(bar.value) - 4, bar.label, label_size, "middle"
+                    )
             x += bar_width
         group_width = x - group_left
-        canvas.text(group_left + group_width / 2, y0 + 18, fit(group, group_width + bar_width,
-                                                                12), 12, "middle",
-                    title=group)
+        canvas.text(
+            group_left + group_width / 2,
+            y0 + 18,
+            fit(group, group_width + bar_width, 12),
+            12,
+            "middle",
+            title=group,
+        )
         x += 1.5 * bar_width
     canvas.line(left, y0, width - right, y0, INK)
     return canvas.render()
@@ -208,6 +286,7 @@ def grouped_bars(groups: Sequence[str], series: Sequence[str], colors: Dict[str,
 @dataclass
 class Dot:
     """A point of a strip plot, with the tooltip it shows on hovering."""
+
     value: float
     tooltip: str
 
@@ -216,6 +295,7 @@ class Dot:
 class StripRow:
     """A row of a strip plot: its points, and a summary value (drawn as a
     black bar) with its text at the right."""
+
     label: str
     color: str
     dots: List[Dot] = field(default_factory=list)
@@ -223,8 +303,9 @@ class StripRow:
     summary_text: str = ""
 
 
-def strip_plot(rows: Sequence[StripRow], x_label: str, reference: float,
-               reference_label: str) -> str:
+def strip_plot(
+    rows: Sequence[StripRow], x_label: str, reference: float, reference_label: str
+) -> str:
     """Points per row along a log-scale x axis, a dashed line at `reference`.
 
     Points are spread over the row's height by a fixed low-discrepancy
@@ -256,17 +337,32 @@ def strip_plot(rows: Sequence[StripRow], x_label: str, reference: float,
     canvas.text((left + plot_right) / 2, y_end + 40, x_label, 12, "middle")
     for index, row in enumerate(rows):
         middle = top + row_height * (index + 0.5)
-        canvas.text(left - 8, middle + 4, fit(row.label, left - 16, size), size, "end",
-                    title=row.label)
+        canvas.text(
+            left - 8, middle + 4, fit(row.label, left - 16, size), size, "end", title=row.label
+        )
         for number, dot in enumerate(row.dots):
             # The golden ratio's fractional multiples: evenly spread offsets.
             offset = ((number * 0.6180339887) % 1.0 - 0.5) * (row_height - 12)
-            canvas.add("circle", {"cx": _number(x(dot.value)), "cy": _number(middle + offset),
-                                  "r": 3, "fill": row.color, "fill_opacity": 0.55},
-                       title=dot.tooltip)
+            canvas.add(
+                "circle",
+                {
+                    "cx": _number(x(dot.value)),
+                    "cy": _number(middle + offset),
+                    "r": 3,
+                    "fill": row.color,
+                    "fill_opacity": 0.55,
+                },
+                title=dot.tooltip,
+            )
         if row.summary is not None:
-            canvas.rect(x(row.summary) - 1.5, middle - row_height / 2 + 3, 3, row_height - 6,
-                        INK, row.summary_text)
+            canvas.rect(
+                x(row.summary) - 1.5,
+                middle - row_height / 2 + 3,
+                3,
+                row_height - 6,
+                INK,
+                row.summary_text,
+            )
         canvas.text(plot_right + 8, middle + 4, row.summary_text, 11, "start", INK)
     canvas.line(x(reference), top - 4, x(reference), y_end, INK, stroke_dasharray="4 3")
     canvas.text(x(reference), top - 10, reference_label, 11, "middle")
@@ -274,8 +370,12 @@ def strip_plot(rows: Sequence[StripRow], x_label: str, reference: float,
     return canvas.render()
 
 
-def stacked_hbars(rows: Sequence[Tuple[str, str, Dict[str, int]]], series: Sequence[str],
-                  colors: Dict[str, str], x_label: str) -> str:
+def stacked_hbars(
+    rows: Sequence[Tuple[str, str, Dict[str, int]]],
+    series: Sequence[str],
+    colors: Dict[str, str],
+    x_label: str,
+) -> str:
     """A horizontal bar per row, its parts stacked by series.
 
     Args:
@@ -304,14 +404,26 @@ def stacked_hbars(rows: Sequence[Tuple[str, str, Dict[str, int]]], series: Seque
     canvas.text((left + width - right) / 2, y_end + 38, x_label, 12, "middle")
     for index, ((label, tooltip, counts), total) in enumerate(zip(rows, totals)):
         y = top + row_height * index
-        canvas.text(left - 8, y + row_height / 2 + 4, fit(label, left - 16, size), size, "end",
-                    title=tooltip)
+        canvas.text(
+            left - 8,
+            y + row_height / 2 + 4,
+            fit(label, left - 16, size),
+            size,
+            "end",
+            title=tooltip,
+        )
         x = left
         for name in present:
             count = counts.get(name, 0)
             if count:
-                canvas.rect(x, y + 3, count * scale, row_height - 6, colors[name],
-                            f"{name}: {count}\n{tooltip}")
+                canvas.rect(
+                    x,
+                    y + 3,
+                    count * scale,
+                    row_height - 6,
+                    colors[name],
+                    f"{name}: {count}\n{tooltip}",
+                )
                 x += count * scale
         canvas.text(x + 6, y + row_height / 2 + 4, str(total), size, "start")
     canvas.line(left, top, left, y_end, INK)

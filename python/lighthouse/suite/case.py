@@ -70,15 +70,28 @@ class Case:
     form and no ONNX form offers one exported with `torch.onnx.export`.
     """
 
-    def __init__(self, name: str, inputs: Sequence[np.ndarray], *, torch=None, onnx=None,
-                 mlir=None, expected: Optional[Sequence[np.ndarray]] = None,
-                 rtol: float = 1e-3, atol: float = 1e-5, **tags):
+    def __init__(
+        self,
+        name: str,
+        inputs: Sequence[np.ndarray],
+        *,
+        torch=None,
+        onnx=None,
+        mlir=None,
+        expected: Optional[Sequence[np.ndarray]] = None,
+        rtol: float = 1e-3,
+        atol: float = 1e-5,
+        **tags,
+    ):
         self.name = name
-        self.inputs = [x if x is None or isinstance(x, (list, dict)) else np.asarray(x)
-                       for x in inputs]
+        self.inputs = [
+            x if x is None or isinstance(x, (list, dict)) else np.asarray(x) for x in inputs
+        ]
         self._forms: Dict[str, object] = {
-            kind: value for kind, value in (("torch", torch), ("onnx", onnx), ("mlir", mlir))
-            if value is not None}
+            kind: value
+            for kind, value in (("torch", torch), ("onnx", onnx), ("mlir", mlir))
+            if value is not None
+        }
         self._built: Dict[str, object] = {}
         self._expected = None if expected is None else to_numpy(expected)
         self.rtol = rtol
@@ -135,10 +148,13 @@ class Case:
                     first = to_numpy(module(*to_torch(copy.deepcopy(self.inputs))))
                     second = to_numpy(module(*to_torch(copy.deepcopy(self.inputs))))
             except Exception as error:
-                raise InvalidCase(f"eager PyTorch raised {type(error).__name__}: "
-                                  f"{_first_line(error)}") from None
-            if any(a.shape != b.shape or not np.array_equal(a, b, equal_nan=True)
-                   for a, b in zip(first, second)):
+                raise InvalidCase(
+                    f"eager PyTorch raised {type(error).__name__}: {_first_line(error)}"
+                ) from None
+            if any(
+                a.shape != b.shape or not np.array_equal(a, b, equal_nan=True)
+                for a, b in zip(first, second)
+            ):
                 raise InvalidCase("eager PyTorch gives different outputs on the same inputs")
             self._expected = first
         return self._expected
@@ -162,8 +178,12 @@ def to_torch(arrays: Sequence[np.ndarray]) -> list:
     import torch
 
     # Not np.ascontiguousarray: it makes 0-d arrays 1-d.
-    return [torch.from_numpy(a if a.flags.c_contiguous else a.copy(order="C"))
-            if isinstance(a, np.ndarray) else a for a in arrays]
+    return [
+        torch.from_numpy(a if a.flags.c_contiguous else a.copy(order="C"))
+        if isinstance(a, np.ndarray)
+        else a
+        for a in arrays
+    ]
 
 
 def to_numpy(outputs) -> List[np.ndarray]:
@@ -201,11 +221,16 @@ def _export_onnx(module, inputs: Sequence[np.ndarray]) -> bytes:
     try:
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")
-            torch.onnx.export(module, tuple(to_torch(inputs)), buffer, dynamo=False,
-                              opset_version=17,
-                              input_names=[f"input{i}" for i in range(len(inputs))])
+            torch.onnx.export(
+                module,
+                tuple(to_torch(inputs)),
+                buffer,
+                dynamo=False,
+                opset_version=17,
+                input_names=[f"input{i}" for i in range(len(inputs))],
+            )
     except Exception as error:
-        raise Unsupported(f"torch.onnx.export failed: {type(error).__name__}: "
-                          f"{_first_line(error)}") from None
+        raise Unsupported(
+            f"torch.onnx.export failed: {type(error).__name__}: {_first_line(error)}"
+        ) from None
     return buffer.getvalue()
-

@@ -11,8 +11,13 @@ class Comparison:
     """The outcome of comparing outputs: `ok`, what differs (`message`) and the
     largest absolute and relative differences of floating-point outputs."""
 
-    def __init__(self, ok: bool, message: str = "", max_abs_error: Optional[float] = None,
-                 max_rel_error: Optional[float] = None):
+    def __init__(
+        self,
+        ok: bool,
+        message: str = "",
+        max_abs_error: Optional[float] = None,
+        max_rel_error: Optional[float] = None,
+    ):
         self.ok = ok
         self.message = message
         self.max_abs_error = max_abs_error
@@ -23,8 +28,9 @@ def _is_float(dtype: np.dtype) -> bool:
     return dtype.kind in "fc" or dtype.name in ("bfloat16",) or dtype.name.startswith("float")
 
 
-def compare_outputs(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray],
-                    rtol: float, atol: float) -> Comparison:
+def compare_outputs(
+    actual: Sequence[np.ndarray], expected: Sequence[np.ndarray], rtol: float, atol: float
+) -> Comparison:
     """Compares as ONNX's backend tests do: the same number of outputs, each of
     the same dtype and shape; floating-point elements within
     `atol + rtol * |expected|` with NaNs in the same places, others equal."""
@@ -49,8 +55,11 @@ def compare_outputs(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray]
         want64 = want.astype(got64.dtype)
         got_nan, want_nan = np.isnan(got64), np.isnan(want64)
         if not np.array_equal(got_nan, want_nan):
-            return Comparison(False, f"{where}: NaN at {int(np.count_nonzero(got_nan))} "
-                                     f"elements, expected {int(np.count_nonzero(want_nan))}")
+            return Comparison(
+                False,
+                f"{where}: NaN at {int(np.count_nonzero(got_nan))} "
+                f"elements, expected {int(np.count_nonzero(want_nan))}",
+            )
         finite = ~want_nan
         got_f, want_f = got64[finite], want64[finite]
         same_infinity = np.isinf(want_f) & (got_f == want_f)
@@ -65,7 +74,10 @@ def compare_outputs(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray]
         outside = ~(error <= atol + rtol * magnitude)
         if np.any(outside):
             return Comparison(
-                False, f"{where}: {int(np.count_nonzero(outside))} of {want.size} elements "
+                False,
+                f"{where}: {int(np.count_nonzero(outside))} of {want.size} elements "
                 f"outside rtol {rtol:g}, atol {atol:g} (max abs error {max_abs:.3g})",
-                max_abs, max_rel)
+                max_abs,
+                max_rel,
+            )
     return Comparison(True, "", max_abs, max_rel)

@@ -46,16 +46,24 @@ def _add_corpus_options(parser: argparse.ArgumentParser) -> Dict[str, type]:
             continue
         group = parser.add_argument_group(f"options of the {name} corpus")
         for option, spec in corpus_class.options.items():
-            group.add_argument(f"--{name}-{option}", dest=f"corpus:{name}:{option}",
-                               type=spec.type, default=None, metavar=option.upper(),
-                               help=spec.help)
+            group.add_argument(
+                f"--{name}-{option}",
+                dest=f"corpus:{name}:{option}",
+                type=spec.type,
+                default=None,
+                metavar=option.upper(),
+                help=spec.help,
+            )
     return classes
 
 
 def _corpus_options(args: argparse.Namespace, corpus: str) -> dict:
     prefix = f"corpus:{corpus}:"
-    return {key[len(prefix):]: value for key, value in vars(args).items()
-            if key.startswith(prefix) and value is not None}
+    return {
+        key[len(prefix) :]: value
+        for key, value in vars(args).items()
+        if key.startswith(prefix) and value is not None
+    }
 
 
 def _log(message: str) -> None:
@@ -89,21 +97,31 @@ def command_run(args: argparse.Namespace) -> int:
         done = {(r["corpus"], r["case"]) for r in read_results(args.output)[1]}
         tasks = [t for t in tasks if (t.corpus, t.info.name) not in done]
     timed = not args.no_timing
-    _log(f"lh-suite: {len(tasks)} cases x {len(compilers)} compilers "
-         f"({', '.join(compilers)}), {threads} threads, {jobs} job(s)"
-         + ("" if timed else ", untimed") + f" -> {args.output}")
-    options = RunOptions(threads=threads, timeout=args.timeout, jobs=jobs,
-                         rounds=args.rounds if timed else None, budget=args.budget)
-    writer = ResultsWriter(args.output, run_record(corpora, compilers, threads, sys.argv,
-                                                   timed), append=bool(done))
+    _log(
+        f"lh-suite: {len(tasks)} cases x {len(compilers)} compilers "
+        f"({', '.join(compilers)}), {threads} threads, {jobs} job(s)"
+        + ("" if timed else ", untimed")
+        + f" -> {args.output}"
+    )
+    options = RunOptions(
+        threads=threads,
+        timeout=args.timeout,
+        jobs=jobs,
+        rounds=args.rounds if timed else None,
+        budget=args.budget,
+    )
+    writer = ResultsWriter(
+        args.output, run_record(corpora, compilers, threads, sys.argv, timed), append=bool(done)
+    )
     try:
         run(tasks, options, writer, Progress(len(tasks)))
     finally:
         writer.close()
     if args.expect:
         names = {t.info.name for t in tasks} | {case for _, case in done}
-        records = [r for r in read_results(args.output)[1]
-                   if r["case"] in names and r["corpus"] in corpora]
+        records = [
+            r for r in read_results(args.output)[1] if r["case"] in names and r["corpus"] in corpora
+        ]
         checked = expectations.check(records, args.expect)
         print(checked.render())
         return 0 if checked.ok else 1
@@ -130,8 +148,7 @@ def command_report(args: argparse.Namespace) -> int:
         records = [r for r in records if str((r.get("tags") or {}).get(tag)) == value]
     summary = report.summarize(runs, records, baseline=args.baseline)
     print(report.render_text(summary))
-    for path, render in ((args.markdown, report.render_markdown),
-                         (args.html, report.render_html)):
+    for path, render in ((args.markdown, report.render_markdown), (args.html, report.render_html)):
         if path:
             with open(path, "w") as f:
                 f.write(render(summary))
@@ -145,8 +162,7 @@ def command_compare(args: argparse.Namespace) -> int:
     old = _read_all([args.old])[1]
     new = _read_all([args.new])[1]
     result = compare.compare_results(old, new, band=args.band, baseline=args.baseline)
-    render = (compare.render_comparison_markdown if args.markdown
-              else compare.render_comparison_text)
+    render = compare.render_comparison_markdown if args.markdown else compare.render_comparison_text
     print(render(result))
     return 1 if result.has_regressions else 0
 
@@ -187,83 +203,133 @@ def command_list(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="lh-suite", description=DESCRIPTION,
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    top = argparse.ArgumentParser(
+        prog="lh-suite",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run_parser = commands.add_parser(
-        "run", help="run corpora through compilers into a results file",
+        "run",
+        help="run corpora through compilers into a results file",
         description="Run corpora through compilers into a results file (JSON lines).",
-        epilog=RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    run_parser.add_argument("--corpus", action="append", required=True, metavar="NAME",
-                            help="a corpus (repeat, or separate with commas)")
-    run_parser.add_argument("--compiler", action="append", metavar="NAME",
-                            help="a compiler, e.g. lighthouse:fast (repeat, or separate "
-                                 "with commas; default: every installed one)")
-    run_parser.add_argument("-o", "--output", default="lh-suite.jsonl",
-                            help="the results file (default: %(default)s)")
-    run_parser.add_argument("--only", metavar="REGEX",
-                            help="only the cases whose names match")
-    run_parser.add_argument("--sample", type=int, metavar="N",
-                            help="N cases of each corpus, spread over its operations")
+        epilog=RUN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run_parser.add_argument(
+        "--corpus",
+        action="append",
+        required=True,
+        metavar="NAME",
+        help="a corpus (repeat, or separate with commas)",
+    )
+    run_parser.add_argument(
+        "--compiler",
+        action="append",
+        metavar="NAME",
+        help="a compiler, e.g. lighthouse:fast (repeat, or separate "
+        "with commas; default: every installed one)",
+    )
+    run_parser.add_argument(
+        "-o", "--output", default="lh-suite.jsonl", help="the results file (default: %(default)s)"
+    )
+    run_parser.add_argument("--only", metavar="REGEX", help="only the cases whose names match")
+    run_parser.add_argument(
+        "--sample", type=int, metavar="N", help="N cases of each corpus, spread over its operations"
+    )
     run_parser.add_argument("--seed", type=int, default=0, help="of the sample")
-    run_parser.add_argument("--jobs", type=int, default=1,
-                            help="cases run at once, at most the cores (default: 1)")
-    run_parser.add_argument("--threads", type=int, default=0,
-                            help="threads of every compiler (default: the cores)")
-    run_parser.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
-                            help="for one compiler to compile and check one case "
-                                 "(default: %(default)g)")
-    run_parser.add_argument("--no-timing", action="store_true",
-                            help="check correctness only")
-    run_parser.add_argument("--rounds", type=int, default=10,
-                            help="interleaved timing rounds (default: %(default)s)")
-    run_parser.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
-                            help="timing stops after the round that passes this "
-                                 "(default: %(default)g)")
-    run_parser.add_argument("--resume", action="store_true",
-                            help="skip the cases already in the results file")
-    run_parser.add_argument("--expect", metavar="DIR",
-                            help="check against the expectations files in DIR")
+    run_parser.add_argument(
+        "--jobs", type=int, default=1, help="cases run at once, at most the cores (default: 1)"
+    )
+    run_parser.add_argument(
+        "--threads", type=int, default=0, help="threads of every compiler (default: the cores)"
+    )
+    run_parser.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="for one compiler to compile and check one case (default: %(default)g)",
+    )
+    run_parser.add_argument("--no-timing", action="store_true", help="check correctness only")
+    run_parser.add_argument(
+        "--rounds", type=int, default=10, help="interleaved timing rounds (default: %(default)s)"
+    )
+    run_parser.add_argument(
+        "--budget",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="timing stops after the round that passes this (default: %(default)g)",
+    )
+    run_parser.add_argument(
+        "--resume", action="store_true", help="skip the cases already in the results file"
+    )
+    run_parser.add_argument(
+        "--expect", metavar="DIR", help="check against the expectations files in DIR"
+    )
     _add_corpus_options(run_parser)
     run_parser.set_defaults(handler=command_run)
 
-    report_parser = commands.add_parser("report", help="tables and plots of results",
-                                        description="Summarize results files: pass rates, "
-                                        "speed against a baseline, failures by op and cause.")
+    report_parser = commands.add_parser(
+        "report",
+        help="tables and plots of results",
+        description="Summarize results files: pass rates, "
+        "speed against a baseline, failures by op and cause.",
+    )
     report_parser.add_argument("results", nargs="+", help="results files")
-    report_parser.add_argument("--baseline", default="eager",
-                               help="the compiler speeds are relative to "
-                                    "(default: %(default)s)")
-    report_parser.add_argument("--where", action="append", metavar="TAG=VALUE",
-                               help="only the cases with this tag (e.g. dtypes=standard: "
-                                    "onnx-node's tests of float, integer and bool tensors)")
+    report_parser.add_argument(
+        "--baseline",
+        default="eager",
+        help="the compiler speeds are relative to (default: %(default)s)",
+    )
+    report_parser.add_argument(
+        "--where",
+        action="append",
+        metavar="TAG=VALUE",
+        help="only the cases with this tag (e.g. dtypes=standard: "
+        "onnx-node's tests of float, integer and bool tensors)",
+    )
     report_parser.add_argument("--markdown", metavar="FILE", help="also write Markdown")
-    report_parser.add_argument("--html", metavar="FILE",
-                               help="also write a self-contained HTML page with plots")
+    report_parser.add_argument(
+        "--html", metavar="FILE", help="also write a self-contained HTML page with plots"
+    )
     report_parser.set_defaults(handler=command_report)
 
     compare_parser = commands.add_parser(
-        "compare", help="regressions and improvements between two results files",
+        "compare",
+        help="regressions and improvements between two results files",
         description="Cases that passed and no longer do, or got slower beyond the noise "
-        "of their timings; improvements; new cases. Exit status 1 on regressions.")
+        "of their timings; improvements; new cases. Exit status 1 on regressions.",
+    )
     compare_parser.add_argument("old")
     compare_parser.add_argument("new")
-    compare_parser.add_argument("--band", type=float, default=0.05,
-                                help="the smallest relative change counted as slower or "
-                                     "faster (default: %(default)g)")
-    compare_parser.add_argument("--baseline",
-                                help="compare speeds relative to this compiler in each run")
+    compare_parser.add_argument(
+        "--band",
+        type=float,
+        default=0.05,
+        help="the smallest relative change counted as slower or faster (default: %(default)g)",
+    )
+    compare_parser.add_argument(
+        "--baseline", help="compare speeds relative to this compiler in each run"
+    )
     compare_parser.add_argument("--markdown", action="store_true", help="print Markdown")
     compare_parser.set_defaults(handler=command_compare)
 
     expect_parser = commands.add_parser(
-        "expect", help="write expectations files from results",
-        description="Write or update <corpus>.<compiler>.txt expectations files.")
+        "expect",
+        help="write expectations files from results",
+        description="Write or update <corpus>.<compiler>.txt expectations files.",
+    )
     expect_parser.add_argument("results", nargs="+")
     expect_parser.add_argument("--into", required=True, metavar="DIR")
-    expect_parser.add_argument("--compiler", action="append", metavar="NAME",
-                               help="only these compilers (default: all in the results)")
+    expect_parser.add_argument(
+        "--compiler",
+        action="append",
+        metavar="NAME",
+        help="only these compilers (default: all in the results)",
+    )
     expect_parser.set_defaults(handler=command_expect)
 
     list_parser = commands.add_parser("list", help="installed corpora, compilers, cases")

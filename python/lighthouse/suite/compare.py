@@ -14,12 +14,27 @@ import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ._blocks import (Block, Cell, Heading, Paragraph, Table, format_count, format_ms,
-                      to_markdown, to_text)
+from ._blocks import (
+    Block,
+    Cell,
+    Heading,
+    Paragraph,
+    Table,
+    format_count,
+    format_ms,
+    to_markdown,
+    to_text,
+)
 from .report import call_seconds, examples_text
 
-__all__ = ["Change", "Comparison", "NOISE_SPREADS", "compare_results",
-           "render_comparison_markdown", "render_comparison_text"]
+__all__ = [
+    "Change",
+    "Comparison",
+    "NOISE_SPREADS",
+    "compare_results",
+    "render_comparison_markdown",
+    "render_comparison_text",
+]
 
 #: A time moves beyond the noise when it moves by more than this many times
 #: the records' combined call spread (when that exceeds the fixed band). A
@@ -58,6 +73,7 @@ class Change:
       band: the relative noise band the factor was held against.
       relative: whether the times are relative to the baseline's.
     """
+
     corpus: str
     case: str
     compiler: str
@@ -92,6 +108,7 @@ class Comparison:
       compared: the case and compiler pairs in both runs.
       timed: of those, the pairs whose call times were compared.
     """
+
     band: float
     baseline: Optional[str]
     baseline_note: str
@@ -113,16 +130,22 @@ def _key(record: dict) -> Key:
     return record["corpus"], record["case"], record["compiler"]
 
 
-def _references(key: Key, old: Dict[Key, dict], new: Dict[Key, dict],
-                baseline: str) -> Optional[List[dict]]:
+def _references(
+    key: Key, old: Dict[Key, dict], new: Dict[Key, dict], baseline: str
+) -> Optional[List[dict]]:
     """The baseline's records of the pair's case in both runs, if timed in both."""
     references = [runs.get((key[0], key[1], baseline)) for runs in (old, new)]
     timed = None not in references and None not in map(call_seconds, references)
     return references if timed else None
 
 
-def _speed_change(key: Key, old: Dict[Key, dict], new: Dict[Key, dict], band: float,
-                  references: Optional[List[dict]]) -> Optional[Change]:
+def _speed_change(
+    key: Key,
+    old: Dict[Key, dict],
+    new: Dict[Key, dict],
+    band: float,
+    references: Optional[List[dict]],
+) -> Optional[Change]:
     """The change of a pair timed in both runs, if beyond the noise; relative
     to the baseline's `references` in each run when given."""
     pair = [old[key], new[key]]
@@ -138,13 +161,23 @@ def _speed_change(key: Key, old: Dict[Key, dict], new: Dict[Key, dict], band: fl
     kind = "slower" if factor > 1 + noise else "faster" if factor < 1 / (1 + noise) else None
     if kind is None:
         return None
-    return Change(*key, kind, "pass", "pass", old_time=times[0], new_time=times[1],
-                  factor=factor, band=noise, relative=references is not None)
+    return Change(
+        *key,
+        kind,
+        "pass",
+        "pass",
+        old_time=times[0],
+        new_time=times[1],
+        factor=factor,
+        band=noise,
+        relative=references is not None,
+    )
 
 
 def _first_line(record: dict) -> str:
-    line = next((line.strip() for line in (record.get("message") or "").splitlines()
-                 if line.strip()), "")
+    line = next(
+        (line.strip() for line in (record.get("message") or "").splitlines() if line.strip()), ""
+    )
     error_class = record.get("error_class")
     return (f"{error_class}: {line}" if error_class else line)[:MESSAGE_CHARS]
 
@@ -153,8 +186,13 @@ def _timed_anywhere(records: Dict[Key, dict], compiler: str) -> bool:
     return any(k[2] == compiler and call_seconds(r) is not None for k, r in records.items())
 
 
-def compare_results(old_records: Sequence[dict], new_records: Sequence[dict], *,
-                    band: float = 0.05, baseline: Optional[str] = None) -> Comparison:
+def compare_results(
+    old_records: Sequence[dict],
+    new_records: Sequence[dict],
+    *,
+    band: float = 0.05,
+    baseline: Optional[str] = None,
+) -> Comparison:
     """Compares the case records of two runs, pair by pair (case and compiler).
 
     Args:
@@ -173,8 +211,9 @@ def compare_results(old_records: Sequence[dict], new_records: Sequence[dict], *,
     old = {_key(r): r for r in old_records}
     new = {_key(r): r for r in new_records}
     note = ""
-    if baseline is not None and not (_timed_anywhere(old, baseline) and
-                                     _timed_anywhere(new, baseline)):
+    if baseline is not None and not (
+        _timed_anywhere(old, baseline) and _timed_anywhere(new, baseline)
+    ):
         note = f"{baseline} was not timed in both runs: raw call times are compared."
         baseline = None
     result = Comparison(band, baseline, note)
@@ -197,11 +236,13 @@ def compare_results(old_records: Sequence[dict], new_records: Sequence[dict], *,
             result.timed += 1
             change = _speed_change(key, old, new, band, references)
             if change is not None:
-                (result.regressions if change.kind == "slower" else
-                 result.improvements).append(change)
+                (result.regressions if change.kind == "slower" else result.improvements).append(
+                    change
+                )
         elif before != after:
-            change = Change(*key, "changed", before, after,
-                            _first_line(old[key] if after == "pass" else record))
+            change = Change(
+                *key, "changed", before, after, _first_line(old[key] if after == "pass" else record)
+            )
             if "invalid" in (before, after):
                 result.status_changes.append(change)
             elif before == "pass":
@@ -216,8 +257,14 @@ def compare_results(old_records: Sequence[dict], new_records: Sequence[dict], *,
     if baseline is not None:
         result.baseline_note = (
             f"{baseline}'s own call times are not compared"
-            + (f"; nor those of {untimed_reference} pairs whose case {baseline} was not "
-               "timed on in both runs" if untimed_reference else "") + ".")
+            + (
+                f"; nor those of {untimed_reference} pairs whose case {baseline} was not "
+                "timed on in both runs"
+                if untimed_reference
+                else ""
+            )
+            + "."
+        )
 
     passes = collections.defaultdict(lambda: [0, 0])
     for index, records in enumerate((old, new)):
@@ -237,71 +284,109 @@ def _time(change: Change, value: float) -> str:
 
 def _change_row(change: Change, baseline: Optional[str]) -> List[Cell]:
     if change.factor is not None:
-        what = (f"{change.factor:.2f}x slower" if change.kind == "slower"
-                else f"{1 / change.factor:.2f}x faster")
+        what = (
+            f"{change.factor:.2f}x slower"
+            if change.kind == "slower"
+            else f"{1 / change.factor:.2f}x faster"
+        )
         unit = f" of {baseline}'s time" if change.relative else ""
-        detail = (f"{_time(change, change.old_time)} -> {_time(change, change.new_time)}"
-                  f"{unit} (band {100 * change.band:.0f}%)")
+        detail = (
+            f"{_time(change, change.old_time)} -> {_time(change, change.new_time)}"
+            f"{unit} (band {100 * change.band:.0f}%)"
+        )
     else:
         what, detail = f"{change.old_status} -> {change.new_status}", change.message
-    return [Cell(change.corpus), Cell(change.case), Cell(change.compiler), Cell(what),
-            Cell(detail)]
+    return [Cell(change.corpus), Cell(change.case), Cell(change.compiler), Cell(what), Cell(detail)]
 
 
 def _changes_table(changes: Sequence[Change], baseline: Optional[str]) -> Table:
-    return Table([Cell(h) for h in ("corpus", "case", "compiler", "change", "detail")],
-                 [_change_row(c, baseline) for c in changes], detail_below=True)
+    return Table(
+        [Cell(h) for h in ("corpus", "case", "compiler", "change", "detail")],
+        [_change_row(c, baseline) for c in changes],
+        detail_below=True,
+    )
 
 
 def _records_table(records: Sequence[dict]) -> Table:
     groups: Dict[Tuple[str, str], List[str]] = {}
     for record in records:
         groups.setdefault((record["corpus"], record["compiler"]), []).append(record["case"])
-    return Table([Cell(h) for h in ("corpus", "compiler", "cases", "examples")],
-                 [[Cell(corpus), Cell(compiler), Cell(format_count(len(cases))),
-                   Cell(examples_text(cases))] for (corpus, compiler), cases in groups.items()],
-                 numeric=[2])
+    return Table(
+        [Cell(h) for h in ("corpus", "compiler", "cases", "examples")],
+        [
+            [
+                Cell(corpus),
+                Cell(compiler),
+                Cell(format_count(len(cases))),
+                Cell(examples_text(cases)),
+            ]
+            for (corpus, compiler), cases in groups.items()
+        ],
+        numeric=[2],
+    )
 
 
 def _comparison_blocks(result: Comparison) -> List[Block]:
     if result.baseline:
-        times = (f"Call times are compared relative to {result.baseline} in each run (a "
-                 f"compiler's time over {result.baseline}'s on the same case), so that a "
-                 "machine faster or slower on one day does not count; "
-                 + result.baseline_note)
+        times = (
+            f"Call times are compared relative to {result.baseline} in each run (a "
+            f"compiler's time over {result.baseline}'s on the same case), so that a "
+            "machine faster or slower on one day does not count; " + result.baseline_note
+        )
     else:
         times = "Call times are compared in seconds. " + result.baseline_note
     blocks: List[Block] = [
         Heading(1, "Comparison of two results files"),
-        Paragraph(f"{len(result.regressions)} regressions, {len(result.improvements)} "
-                  f"improvements, {len(result.status_changes)} other status changes among "
-                  f"{format_count(result.compared)} case and compiler pairs in both runs "
-                  f"({format_count(result.timed)} of them timed in both); "
-                  f"{format_count(len(result.new_records))} only in the new run, "
-                  f"{format_count(len(result.removed_records))} only in the old one."),
+        Paragraph(
+            f"{len(result.regressions)} regressions, {len(result.improvements)} "
+            f"improvements, {len(result.status_changes)} other status changes among "
+            f"{format_count(result.compared)} case and compiler pairs in both runs "
+            f"({format_count(result.timed)} of them timed in both); "
+            f"{format_count(len(result.new_records))} only in the new run, "
+            f"{format_count(len(result.removed_records))} only in the old one."
+        ),
         Paragraph(times.strip()),
-        Paragraph(f"A time counts as changed beyond {100 * result.band:g}%, or beyond "
-                  f"{NOISE_SPREADS:g} times the pair's combined call spread (interquartile "
-                  "range over median) when that is wider."),
+        Paragraph(
+            f"A time counts as changed beyond {100 * result.band:g}%, or beyond "
+            f"{NOISE_SPREADS:g} times the pair's combined call spread (interquartile "
+            "range over median) when that is wider."
+        ),
     ]
     if result.passes:
-        rows = [[Cell(corpus), Cell(compiler), Cell(format_count(before)),
-                 Cell(format_count(after)), Cell(f"{after - before:+,}")]
-                for (corpus, compiler), (before, after) in result.passes.items()]
-        blocks += [Heading(2, "Passes"), Table(
-            [Cell(h) for h in ("corpus", "compiler", "old", "new", "change")], rows,
-            numeric=[2, 3, 4])]
-    for title, changes in (("Regressions", result.regressions),
-                           ("Improvements", result.improvements),
-                           ("Other status changes", result.status_changes)):
+        rows = [
+            [
+                Cell(corpus),
+                Cell(compiler),
+                Cell(format_count(before)),
+                Cell(format_count(after)),
+                Cell(f"{after - before:+,}"),
+            ]
+            for (corpus, compiler), (before, after) in result.passes.items()
+        ]
+        blocks += [
+            Heading(2, "Passes"),
+            Table(
+                [Cell(h) for h in ("corpus", "compiler", "old", "new", "change")],
+                rows,
+                numeric=[2, 3, 4],
+            ),
+        ]
+    for title, changes in (
+        ("Regressions", result.regressions),
+        ("Improvements", result.improvements),
+        ("Other status changes", result.status_changes),
+    ):
         blocks.append(Heading(2, f"{title} ({len(changes)})"))
-        blocks.append(_changes_table(changes, result.baseline) if changes else
-                      Paragraph("None."))
-    for title, records in (("Only in the new run", result.new_records),
-                           ("Only in the old run", result.removed_records)):
+        blocks.append(_changes_table(changes, result.baseline) if changes else Paragraph("None."))
+    for title, records in (
+        ("Only in the new run", result.new_records),
+        ("Only in the old run", result.removed_records),
+    ):
         if records:
-            blocks += [Heading(2, f"{title} ({format_count(len(records))})"),
-                       _records_table(records)]
+            blocks += [
+                Heading(2, f"{title} ({format_count(len(records))})"),
+                _records_table(records),
+            ]
     return blocks
 
 

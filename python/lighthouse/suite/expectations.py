@@ -19,8 +19,15 @@ from typing import Dict, Iterable, List, NamedTuple, Tuple
 
 from .records import last_words
 
-__all__ = ["Check", "Expectation", "check", "file_name", "read_expectations", "reason_of",
-           "write_expectations"]
+__all__ = [
+    "Check",
+    "Expectation",
+    "check",
+    "file_name",
+    "read_expectations",
+    "reason_of",
+    "write_expectations",
+]
 
 _LOCATION = re.compile(r'^\s*"[^"]*":(\d+:\d+:)?\s*|^\s*loc\([^)]*\):?\s*')
 _LINE = re.compile(r"^(pass|fail|skip)\s+(\S+)(?:\s+(.*))?$")
@@ -48,8 +55,11 @@ def reason_of(record: dict) -> str:
     message = (record.get("message") or "").strip()
     if status in ("crash", "timeout"):
         # The signal, and what the process said last ("LLVM ERROR: ...").
-        detail = " ".join(filter(None, [record.get("signal") or message,
-                                        last_words(record.get("stderr_tail", ""))]))
+        detail = " ".join(
+            filter(
+                None, [record.get("signal") or message, last_words(record.get("stderr_tail", ""))]
+            )
+        )
     else:
         detail = record.get("error_class") or ""
         ops = record.get("ops") or []
@@ -83,8 +93,10 @@ def read_expectations(path: str) -> Dict[str, Expectation]:
             text, _, note = text.partition(_NOTE)
             match = _LINE.match(text.rstrip())
             if not match:
-                raise ValueError(f"{path}:{number}: expected '<pass|fail|skip> <case> "
-                                 f"[cause] [  # note]', got {line.strip()!r}")
+                raise ValueError(
+                    f"{path}:{number}: expected '<pass|fail|skip> <case> "
+                    f"[cause] [  # note]', got {line.strip()!r}"
+                )
             kind, case, cause = match.groups()
             expected[case] = Expectation(kind, cause or "", note.strip())
     return expected
@@ -100,8 +112,7 @@ def write_expectations(records: Iterable[dict], folder: str) -> List[str]:
     by_file: Dict[str, List[dict]] = {}
     for record in records:
         if record["status"] != "invalid":
-            by_file.setdefault(file_name(record["corpus"], record["compiler"]),
-                               []).append(record)
+            by_file.setdefault(file_name(record["corpus"], record["compiler"]), []).append(record)
     os.makedirs(folder, exist_ok=True)
     written = []
     for name, group in sorted(by_file.items()):
@@ -110,16 +121,22 @@ def write_expectations(records: Iterable[dict], folder: str) -> List[str]:
         for record in group:
             kind = _kind(record)
             note = entries.get(record["case"], Expectation("")).note
-            entries[record["case"]] = (Expectation("pass") if kind == "pass" else
-                                       Expectation(kind, reason_of(record), note))
+            entries[record["case"]] = (
+                Expectation("pass")
+                if kind == "pass"
+                else Expectation(kind, reason_of(record), note)
+            )
         corpus, compiler = group[0]["corpus"], group[0]["compiler"]
-        counts = {k: sum(1 for e in entries.values() if e.kind == k)
-                  for k in ("pass", "fail", "skip")}
+        counts = {
+            k: sum(1 for e in entries.values() if e.kind == k) for k in ("pass", "fail", "skip")
+        }
         with open(path, "w") as f:
-            f.write(f"# Expected results of {compiler} on the {corpus} corpus: "
-                    f"{counts['pass']} pass, {counts['fail']} fail, {counts['skip']} skip.\n"
-                    "# Written by `lh-suite expect` from a run; a note may follow a cause "
-                    "after '  # '.\n")
+            f.write(
+                f"# Expected results of {compiler} on the {corpus} corpus: "
+                f"{counts['pass']} pass, {counts['fail']} fail, {counts['skip']} skip.\n"
+                "# Written by `lh-suite expect` from a run; a note may follow a cause "
+                "after '  # '.\n"
+            )
             width = max(len(case) for case in entries)
             for case in sorted(entries):
                 kind, cause, note = entries[case]
@@ -146,17 +163,24 @@ class Check:
     def render(self) -> str:
         lines = []
         for record, reason in self.failures:
-            lines.append(f"UNEXPECTED {record['status'].upper()}: {record['corpus']} "
-                         f"{record['case']} on {record['compiler']}: {reason}")
+            lines.append(
+                f"UNEXPECTED {record['status'].upper()}: {record['corpus']} "
+                f"{record['case']} on {record['compiler']}: {reason}"
+            )
         for record in self.unexpected_passes:
-            lines.append(f"unexpected pass: {record['corpus']} {record['case']} on "
-                         f"{record['compiler']} (update the expectations: lh-suite expect)")
+            lines.append(
+                f"unexpected pass: {record['corpus']} {record['case']} on "
+                f"{record['compiler']} (update the expectations: lh-suite expect)"
+            )
         if self.unlisted:
-            lines.append(f"{len(self.unlisted)} case(s) not in the expectations files, e.g. "
-                         + ", ".join(f"{r['case']} on {r['compiler']}"
-                                     for r in self.unlisted[:5]))
-        lines.append(f"expectations: {len(self.failures)} unexpected failure(s), "
-                     f"{len(self.unexpected_passes)} unexpected pass(es)")
+            lines.append(
+                f"{len(self.unlisted)} case(s) not in the expectations files, e.g. "
+                + ", ".join(f"{r['case']} on {r['compiler']}" for r in self.unlisted[:5])
+            )
+        lines.append(
+            f"expectations: {len(self.failures)} unexpected failure(s), "
+            f"{len(self.unexpected_passes)} unexpected pass(es)"
+        )
         return "\n".join(lines)
 
 

@@ -22,8 +22,17 @@ import numpy as np
 
 from .case import Case, CaseInfo
 
-__all__ = ["COMPILERS_GROUP", "CORPORA_GROUP", "Compiler", "Corpus", "Option",
-           "compiler_names", "corpus_classes", "create_compiler", "create_corpus"]
+__all__ = [
+    "COMPILERS_GROUP",
+    "CORPORA_GROUP",
+    "Compiler",
+    "Corpus",
+    "Option",
+    "compiler_names",
+    "corpus_classes",
+    "create_compiler",
+    "create_corpus",
+]
 
 CORPORA_GROUP = "lighthouse.corpora"
 COMPILERS_GROUP = "lighthouse.compilers"
@@ -56,11 +65,14 @@ class Corpus:
     def __init__(self, **options):
         unknown = set(options) - set(self.options)
         if unknown:
-            raise ValueError(f"corpus {self.name!r} has no option "
-                             f"{', '.join(sorted(unknown))}; it has "
-                             f"{', '.join(sorted(self.options)) or 'none'}")
-        self.options = {key: options.get(key, option.default)
-                        for key, option in type(self).options.items()}
+            raise ValueError(
+                f"corpus {self.name!r} has no option "
+                f"{', '.join(sorted(unknown))}; it has "
+                f"{', '.join(sorted(self.options)) or 'none'}"
+            )
+        self.options = {
+            key: options.get(key, option.default) for key, option in type(self).options.items()
+        }
 
     def prepare(self, log: Callable[[str], None]) -> None:
         """Makes the corpus ready to list and load (generates a cache, say);
@@ -100,8 +112,9 @@ class Compiler:
         """Called once in each worker before any case: raise `Unsupported` when a
         package it needs is missing; use `threads` threads from then on."""
 
-    def compile(self, case: Case, form: str) -> Callable[[Sequence[np.ndarray]],
-                                                         Sequence[np.ndarray]]:
+    def compile(
+        self, case: Case, form: str
+    ) -> Callable[[Sequence[np.ndarray]], Sequence[np.ndarray]]:
         """Compiles `case.form(form)`; returns a function from the case's inputs
         (numpy arrays) to its outputs (numpy arrays, or what `to_numpy` takes).
 
@@ -129,8 +142,10 @@ def _load(entry_point: importlib.metadata.EntryPoint, what: str):
     try:
         return entry_point.load()
     except Exception as error:
-        raise ValueError(f"the {what} plugin {entry_point.name!r} ({entry_point.value}) "
-                         f"failed to load: {type(error).__name__}: {error}") from None
+        raise ValueError(
+            f"the {what} plugin {entry_point.name!r} ({entry_point.value}) "
+            f"failed to load: {type(error).__name__}: {error}"
+        ) from None
 
 
 def _loadable(group: str, what: str) -> Dict[str, type]:
@@ -158,8 +173,9 @@ def create_corpus(name: str, **options) -> Corpus:
     """
     entry_points = _entry_points(CORPORA_GROUP)
     if name not in entry_points:
-        raise ValueError(f"unknown corpus {name!r}; installed: "
-                         f"{', '.join(sorted(entry_points)) or 'none'}")
+        raise ValueError(
+            f"unknown corpus {name!r}; installed: {', '.join(sorted(entry_points)) or 'none'}"
+        )
     corpus = _load(entry_points[name], "corpus")(**options)
     corpus.name = name
     return corpus
@@ -183,8 +199,9 @@ def create_compiler(spec: str) -> Compiler:
     name, _, variant = spec.partition(":")
     entry_points = _entry_points(COMPILERS_GROUP)
     if name not in entry_points:
-        raise ValueError(f"unknown compiler {name!r}; installed: "
-                         f"{', '.join(compiler_names()) or 'none'}")
+        raise ValueError(
+            f"unknown compiler {name!r}; installed: {', '.join(compiler_names()) or 'none'}"
+        )
     compiler = _load(entry_points[name], "compiler")(variant or None)
     compiler.name = spec
     return compiler

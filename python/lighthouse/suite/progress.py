@@ -29,8 +29,7 @@ class Progress:
         for record in records:
             self.statuses[record["status"]] += 1
             # Out of the cases the compiler takes.
-            self.counted[record["compiler"]] += record["status"] not in ("invalid",
-                                                                           "unsupported")
+            self.counted[record["compiler"]] += record["status"] not in ("invalid", "unsupported")
             self.passes[record["compiler"]] += record["status"] == "pass"
         self.draw(force=self.done == self.total)
 
@@ -41,10 +40,13 @@ class Progress:
         elapsed = time.monotonic() - self.started
         left = elapsed / self.done * (self.total - self.done) if self.done else 0
         statuses = " ".join(f"{s} {n}" for s, n in sorted(self.statuses.items()))
-        compilers = " ".join(f"{c} {self.passes[c]}/{self.counted[c]}"
-                             for c in sorted(self.counted))
-        return (f"[{self.done}/{self.total}] {elapsed:.0f}s, ~{left:.0f}s left | "
-                f"{statuses} | passed: {compilers}")
+        compilers = " ".join(
+            f"{c} {self.passes[c]}/{self.counted[c]}" for c in sorted(self.counted)
+        )
+        return (
+            f"[{self.done}/{self.total}] {elapsed:.0f}s, ~{left:.0f}s left | "
+            f"{statuses} | passed: {compilers}"
+        )
 
     def draw(self, force: bool) -> None:
         now = time.monotonic()

@@ -24,11 +24,26 @@ import re
 import time
 from typing import List, Optional, Tuple
 
-__all__ = ["FAILED", "STATUSES", "ResultsWriter", "case_record", "last_words", "read_results",
-           "run_record"]
+__all__ = [
+    "FAILED",
+    "STATUSES",
+    "ResultsWriter",
+    "case_record",
+    "last_words",
+    "read_results",
+    "run_record",
+]
 
-STATUSES = ("pass", "mismatch", "compile-error", "run-error", "crash", "timeout",
-            "unsupported", "invalid")
+STATUSES = (
+    "pass",
+    "mismatch",
+    "compile-error",
+    "run-error",
+    "crash",
+    "timeout",
+    "unsupported",
+    "invalid",
+)
 #: Statuses that count against a compiler.
 FAILED = ("mismatch", "compile-error", "run-error", "crash", "timeout")
 
@@ -44,27 +59,44 @@ def last_words(output: str) -> Optional[str]:
     return found.group(0).strip() if found else None
 
 
-def run_record(corpora: List[str], compilers: List[str], threads: int, argv: List[str],
-               timing: bool) -> dict:
+def run_record(
+    corpora: List[str], compilers: List[str], threads: int, argv: List[str], timing: bool
+) -> dict:
     """What the run was, on what machine."""
     import lighthouse
 
     model = platform.processor()
     try:
         with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f
-                          if line.startswith("model name")), model)
+            model = next(
+                (line.split(":", 1)[1].strip() for line in f if line.startswith("model name")),
+                model,
+            )
     except OSError:
         pass
-    return {"record": "run", "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "lighthouse": lighthouse.__version__, "corpora": corpora, "compilers": compilers,
-            "threads": threads, "timed": timing, "machine": f"{model}, {os.cpu_count()} cores",
-            "python": platform.python_version(), "argv": argv}
+    return {
+        "record": "run",
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "lighthouse": lighthouse.__version__,
+        "corpora": corpora,
+        "compilers": compilers,
+        "threads": threads,
+        "timed": timing,
+        "machine": f"{model}, {os.cpu_count()} cores",
+        "python": platform.python_version(),
+        "argv": argv,
+    }
 
 
 def case_record(task, compiler: str, result: dict) -> dict:
-    return {"record": "case", "corpus": task.corpus, "case": task.info.name,
-            "compiler": compiler, "tags": task.info.tags, **result}
+    return {
+        "record": "case",
+        "corpus": task.corpus,
+        "case": task.info.name,
+        "compiler": compiler,
+        "tags": task.info.tags,
+        **result,
+    }
 
 
 class ResultsWriter:

@@ -30,8 +30,14 @@ class RunOptions:
     (`rounds` interleaved rounds, at most `budget` seconds a case; None: no
     timing)."""
 
-    def __init__(self, threads: int, timeout: float = 300.0, jobs: int = 1,
-                 rounds: Optional[int] = 10, budget: float = 10.0):
+    def __init__(
+        self,
+        threads: int,
+        timeout: float = 300.0,
+        jobs: int = 1,
+        rounds: Optional[int] = 10,
+        budget: float = 10.0,
+    ):
         self.threads = threads
         self.timeout = timeout
         self.jobs = jobs
@@ -57,26 +63,41 @@ class Task:
     def request(self, timing: Optional[dict]) -> dict:
         """The next request for a worker: the compilers that did not crash or
         hang, all of them again, so that their timings are interleaved."""
-        return {"corpus": self.corpus, "options": self.options, "case": self.info.name,
-                "compilers": [c for c in self.compilers if c not in self.lost],
-                "timing": timing}
+        return {
+            "corpus": self.corpus,
+            "options": self.options,
+            "case": self.info.name,
+            "compilers": [c for c in self.compilers if c not in self.lost],
+            "timing": timing,
+        }
 
     def needs_another_worker(self, timing: Optional[dict]) -> bool:
         remaining = [c for c in self.compilers if c not in self.lost]
         return any(c not in self.results for c in remaining) or bool(
-            timing and any(self.results.get(c, {}).get("status") == "pass" and
-                           "call_seconds" not in self.results[c] for c in remaining))
+            timing
+            and any(
+                self.results.get(c, {}).get("status") == "pass"
+                and "call_seconds" not in self.results[c]
+                for c in remaining
+            )
+        )
 
     def records(self) -> List[dict]:
         if self.invalid is not None:
-            return [case_record(self, c, {"status": "invalid", "message": self.invalid})
-                    for c in self.compilers]
+            return [
+                case_record(self, c, {"status": "invalid", "message": self.invalid})
+                for c in self.compilers
+            ]
         return [case_record(self, c, self.results[c]) for c in self.compilers]
 
 
-def select_cases(cases: Sequence[CaseInfo], only: Optional[str] = None,
-                 sample: Optional[int] = None, seed: int = 0,
-                 stratify: str = "op") -> List[CaseInfo]:
+def select_cases(
+    cases: Sequence[CaseInfo],
+    only: Optional[str] = None,
+    sample: Optional[int] = None,
+    seed: int = 0,
+    stratify: str = "op",
+) -> List[CaseInfo]:
     """The cases whose names match the regular expression `only`, then a
     stratified sample of `sample` of them: groups by the tag `stratify` take
     turns giving a case (chosen with `seed`), so that a small sample still
@@ -114,10 +135,22 @@ class _Worker:
         for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
             environment[variable] = str(threads)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "lighthouse.suite.worker", "--fd", str(write_end),
-             "--threads", str(threads)],
-            stdin=subprocess.PIPE, stdout=self.log, stderr=subprocess.STDOUT,
-            pass_fds=(write_end,), env=environment, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "lighthouse.suite.worker",
+                "--fd",
+                str(write_end),
+                "--threads",
+                str(threads),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            pass_fds=(write_end,),
+            env=environment,
+            start_new_session=True,
+        )
         os.close(write_end)
         self.events = read_end
         os.set_blocking(read_end, False)
@@ -180,8 +213,9 @@ class _Worker:
         return status
 
 
-def _loss_record(status: str, worker: _Worker, returncode: Optional[int],
-                 timeout: float, when: str) -> dict:
+def _loss_record(
+    status: str, worker: _Worker, returncode: Optional[int], timeout: float, when: str
+) -> dict:
     """The record of a worker that crashed (`returncode`) or hung, `when`
     ("while timed"...), with the line of its output that says why."""
     record = {"status": status, "stderr_tail": worker.tail}
@@ -198,8 +232,9 @@ def _loss_record(status: str, worker: _Worker, returncode: Optional[int],
     return record
 
 
-def run(tasks: Iterable[Task], options: RunOptions, writer: ResultsWriter,
-        progress: Progress) -> None:
+def run(
+    tasks: Iterable[Task], options: RunOptions, writer: ResultsWriter, progress: Progress
+) -> None:
     """Runs `tasks` on `options.jobs` workers; writes each case's records to
     `writer` when the case is complete."""
     timing = options.timing()
@@ -218,15 +253,23 @@ def run(tasks: Iterable[Task], options: RunOptions, writer: ResultsWriter,
         hand what is left of the task to a new worker."""
         task = worker.task
         workers.remove(worker)
-        timed = worker.current is not None and task.results.get(
-            worker.current, {}).get("status") == "pass"
+        timed = (
+            worker.current is not None
+            and task.results.get(worker.current, {}).get("status") == "pass"
+        )
         if worker.current is None:
-            task.invalid = _loss_record(status, worker, returncode, options.timeout,
-                                        "while building the case")["message"]
+            task.invalid = _loss_record(
+                status, worker, returncode, options.timeout, "while building the case"
+            )["message"]
             finish(task)
         else:
-            record = _loss_record(status, worker, returncode, options.timeout,
-                                  "while timed" if timed else "while compiling or checking")
+            record = _loss_record(
+                status,
+                worker,
+                returncode,
+                options.timeout,
+                "while timed" if timed else "while compiling or checking",
+            )
             if timed:  # Its correctness record stays, with what happened after.
                 record = {**task.results[worker.current], **record}
             task.results[worker.current] = record

@@ -17,10 +17,14 @@ MAX_CALLS_PER_TURN = 50
 PAUSE_SECONDS = 0.005
 
 
-def interleaved_seconds(functions: Dict[str, Callable[[], object]], rounds: int,
-                        budget: float, before_turn: Optional[Callable[[str], None]] = None,
-                        calls: Optional[int] = None, pause: float = PAUSE_SECONDS
-                        ) -> Dict[str, dict]:
+def interleaved_seconds(
+    functions: Dict[str, Callable[[], object]],
+    rounds: int,
+    budget: float,
+    before_turn: Optional[Callable[[str], None]] = None,
+    calls: Optional[int] = None,
+    pause: float = PAUSE_SECONDS,
+) -> Dict[str, dict]:
     """Times each function in rounds, the functions taking turns (the order
     reversed every other round, as a turn can warm the cache for the next).
 

@@ -83,8 +83,12 @@ class Worker:
             self.send("invalid", message=str(error)[:MESSAGE_CHARS])
             return
         except Exception as error:
-            self.send("invalid", message=f"the corpus could not build the case: "
-                      f"{type(error).__name__}: {error}"[:MESSAGE_CHARS])
+            self.send(
+                "invalid",
+                message=f"the corpus could not build the case: {type(error).__name__}: {error}"[
+                    :MESSAGE_CHARS
+                ],
+            )
             return
         runnable = {}
         for spec in request["compilers"]:
@@ -96,11 +100,19 @@ class Worker:
         timing = request.get("timing")
         if timing and runnable:
             timings = interleaved_seconds(
-                runnable, rounds=timing["rounds"], budget=timing["budget"],
-                before_turn=lambda spec: self.send("turn", compiler=spec))
+                runnable,
+                rounds=timing["rounds"],
+                budget=timing["budget"],
+                before_turn=lambda spec: self.send("turn", compiler=spec),
+            )
             for spec, measured in timings.items():
-                self.send("timed", compiler=spec, call_seconds=measured["median"],
-                          call_spread=measured["spread"], calls=measured["calls"])
+                self.send(
+                    "timed",
+                    compiler=spec,
+                    call_seconds=measured["median"],
+                    call_spread=measured["spread"],
+                    calls=measured["calls"],
+                )
 
     def check(self, spec: str, case: Case, expected) -> tuple:
         """Compiles and runs the case with one compiler; returns its record and,
@@ -109,8 +121,9 @@ class Worker:
             compiler = self.compiler(spec)
             form = next((kind for kind in compiler.takes if case.offers(kind)), None)
             if form is None:
-                raise Unsupported(f"takes {', '.join(compiler.takes)} forms; the case offers "
-                                  "none of them")
+                raise Unsupported(
+                    f"takes {', '.join(compiler.takes)} forms; the case offers none of them"
+                )
             case.form(form)
         except Unsupported as error:
             return {"status": "unsupported", "message": str(error)[:MESSAGE_CHARS]}, None
@@ -120,17 +133,30 @@ class Worker:
         try:
             function = compiler.compile(case, form)
         except Unsupported as error:
-            return {"status": "unsupported", "form": form,
-                    "message": str(error)[:MESSAGE_CHARS]}, None
+            return {
+                "status": "unsupported",
+                "form": form,
+                "message": str(error)[:MESSAGE_CHARS],
+            }, None
         except Crashed as error:
-            return {**record, "status": "crash", "signal": error.signal, "stage": compiler.stage,
-                    "message": str(error)[:MESSAGE_CHARS],
-                    "stderr_tail": str(error)[-MESSAGE_CHARS:]}, None
+            return {
+                **record,
+                "status": "crash",
+                "signal": error.signal,
+                "stage": compiler.stage,
+                "message": str(error)[:MESSAGE_CHARS],
+                "stderr_tail": str(error)[-MESSAGE_CHARS:],
+            }, None
         except Exception as error:
             fields = _error_fields(error)
             ops = compiler.failed_ops(error) or ops_in_message(fields["message"])
-            return {**record, "status": "compile-error", **fields, "ops": ops,
-                    "stage": compiler.stage}, None
+            return {
+                **record,
+                "status": "compile-error",
+                **fields,
+                "ops": ops,
+                "stage": compiler.stage,
+            }, None
         record["compile_seconds"] = time.perf_counter() - start
         inputs = copy.deepcopy(case.inputs)
         start = time.perf_counter()
@@ -140,8 +166,9 @@ class Worker:
             return {**record, "status": "run-error", **_error_fields(error)}, None
         record["first_call_seconds"] = time.perf_counter() - start
         comparison = compare_outputs(outputs, expected, case.rtol, case.atol)
-        record.update(max_abs_error=comparison.max_abs_error,
-                      max_rel_error=comparison.max_rel_error)
+        record.update(
+            max_abs_error=comparison.max_abs_error, max_rel_error=comparison.max_rel_error
+        )
         if not comparison.ok:
             return {**record, "status": "mismatch", "message": comparison.message}, None
         return {**record, "status": "pass"}, lambda: function(inputs)

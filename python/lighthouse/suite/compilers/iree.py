@@ -15,17 +15,22 @@ import numpy as np
 from ..case import Case, Crashed, Unsupported, to_torch
 from ..plugins import Compiler
 
-_INSTALL = ("pip install 'lighthouse[iree]' (or: pip install 'iree-base-compiler==3.13.*' "
-            "'iree-base-runtime==3.13.*')")
+_INSTALL = (
+    "pip install 'lighthouse[iree]' (or: pip install 'iree-base-compiler==3.13.*' "
+    "'iree-base-runtime==3.13.*')"
+)
 
-_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-          "--iree-llvmcpu-target-cpu=host",
-          # By default f64 is computed as f32, and the module's f64 arguments
-          # and results then have half the bytes they should (a run error);
-          # the CPU computes f64 as it is.
-          "--iree-input-demote-f64-to-f32=false",
-          # Diagnostics without the op printed again (a constant can be large).
-          "--mlir-print-op-on-diagnostic=false"]
+_FLAGS = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+    # By default f64 is computed as f32, and the module's f64 arguments
+    # and results then have half the bytes they should (a run error);
+    # the CPU computes f64 as it is.
+    "--iree-input-demote-f64-to-f32=false",
+    # Diagnostics without the op printed again (a constant can be large).
+    "--mlir-print-op-on-diagnostic=false",
+]
 
 #: iree-compile's diagnostics are cut to this many characters: a model may
 #: fail on each of its ops, and the first errors say what the others do.
@@ -34,8 +39,10 @@ DIAGNOSTIC_CHARS = 4000
 # "failed to legalize operation 'torch.aten.histc'"; for a 'torch.operator'
 # (an ONNX node or an ATen op IREE's torch dialect does not define), the op
 # it stands for: `"torch.operator"(%0) <{name = "onnx.Frobnicate"}>`.
-_FAILED_OP = re.compile(r"failed to legalize operation '([\w.]+)'"
-                        r"(?:[^\n]*?\{name = \"([\w.]+)\"\})?")
+_FAILED_OP = re.compile(
+    r"failed to legalize operation '([\w.]+)'"
+    r"(?:[^\n]*?\{name = \"([\w.]+)\"\})?"
+)
 
 
 class IreeCompileError(Exception):
@@ -44,8 +51,9 @@ class IreeCompileError(Exception):
 
     def __init__(self, diagnostics: str):
         super().__init__(diagnostics[:DIAGNOSTIC_CHARS])
-        self.ops = list(dict.fromkeys(operator or op
-                                      for op, operator in _FAILED_OP.findall(diagnostics)))
+        self.ops = list(
+            dict.fromkeys(operator or op for op, operator in _FAILED_OP.findall(diagnostics))
+        )
 
 
 class Iree(Compiler):
@@ -91,8 +99,11 @@ class Iree(Compiler):
         context = runtime.SystemContext(vm_modules=[module], config=self._config)
         # The module's one entry point, beside its initializer (`__init`) and,
         # from torch IR, its asynchronous form (`main$async`, taking fences).
-        entry = next(name for name in module.function_names
-                     if not name.startswith("__") and not name.endswith("$async"))
+        entry = next(
+            name
+            for name in module.function_names
+            if not name.startswith("__") and not name.endswith("$async")
+        )
         function = context.modules[module.name][entry]
 
         def run(inputs):
@@ -100,9 +111,12 @@ class Iree(Compiler):
             if results is None:
                 return []
             results = results if isinstance(results, tuple) else (results,)
-            return [_as_declared(result.to_host(), dtypes[index] if index < len(dtypes) else None)
-                    if isinstance(result, runtime.DeviceArray) else result
-                    for index, result in enumerate(results)]
+            return [
+                _as_declared(result.to_host(), dtypes[index] if index < len(dtypes) else None)
+                if isinstance(result, runtime.DeviceArray)
+                else result
+                for index, result in enumerate(results)
+            ]
 
         return run
 
@@ -113,8 +127,12 @@ class Iree(Compiler):
 def _as_declared(result: np.ndarray, dtype: Optional[np.dtype]) -> np.ndarray:
     """`result` in the type the model declares: IREE's integers are signless,
     and it returns a uint8 result as int8 (the same bytes)."""
-    if (dtype is not None and dtype.kind == "u" and result.dtype.kind == "i"
-            and dtype.itemsize == result.dtype.itemsize):
+    if (
+        dtype is not None
+        and dtype.kind == "u"
+        and result.dtype.kind == "i"
+        and dtype.itemsize == result.dtype.itemsize
+    ):
         return result.view(dtype)
     return result
 
@@ -176,18 +194,31 @@ def _iree_compile(folder: str, source: str, form: str) -> bytes:
 
     # Run in the folder, so that diagnostics locate ops in `input.mlir:4:10`
     # rather than in a temporary folder whose name changes with every run.
-    process = subprocess.run([find_tool("iree-compile"), source, f"--iree-input-type={form}",
-                              *_FLAGS, "-o", "module.vmfb"], cwd=folder,
-                             capture_output=True, text=True, errors="replace")
+    process = subprocess.run(
+        [
+            find_tool("iree-compile"),
+            source,
+            f"--iree-input-type={form}",
+            *_FLAGS,
+            "-o",
+            "module.vmfb",
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        errors="replace",
+    )
     if process.returncode < 0:  # A crash: its stack dump follows.
         try:
             cause = signal.Signals(-process.returncode).name
         except ValueError:
             cause = f"signal {-process.returncode}"
-        raise Crashed(f"iree-compile died of {cause}\n{process.stderr.strip()}"[:DIAGNOSTIC_CHARS],
-                      cause)
+        raise Crashed(
+            f"iree-compile died of {cause}\n{process.stderr.strip()}"[:DIAGNOSTIC_CHARS], cause
+        )
     if process.returncode != 0:
-        raise IreeCompileError(process.stderr.strip()
-                               or f"iree-compile exited with {process.returncode}")
+        raise IreeCompileError(
+            process.stderr.strip() or f"iree-compile exited with {process.returncode}"
+        )
     with open(os.path.join(folder, "module.vmfb"), "rb") as f:
         return f.read()

@@ -39,8 +39,9 @@ class Lighthouse(Compiler):
         elif form == "onnx":
             import onnx
 
-            compiled = lighthouse.compile_onnx(onnx.load_from_string(case.form("onnx")),
-                                               pipeline=self.variant)
+            compiled = lighthouse.compile_onnx(
+                onnx.load_from_string(case.form("onnx")), pipeline=self.variant
+            )
         else:
             compiled = compile_module(case.form("mlir"), pipeline=self.variant)
         return lambda inputs: compiled(*inputs)

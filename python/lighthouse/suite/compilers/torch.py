@@ -12,8 +12,7 @@ class _Torch(Compiler):
         try:
             import torch
         except ImportError:
-            raise Unsupported("torch is not installed (pip install 'lighthouse[torch]')") \
-                from None
+            raise Unsupported("torch is not installed (pip install 'lighthouse[torch]')") from None
         torch.set_num_threads(threads)
 
     def _function(self, case: Case):

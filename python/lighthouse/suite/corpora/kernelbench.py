@@ -46,8 +46,11 @@ RTOL, ATOL = 1e-2, 1e-2
 #: matmul); of two matching at the same place, the one listed first.
 _FAMILIES = [
     ("pooling", r"(max_|avg_|average_)?pool"),
-    ("network", r"resnet|vgg|densenet|mobilenet|efficientnet|squeezenet|googlenet|alexnet|"
-                r"lenet|unet|regnet|convnext|shufflenet|inception|mamba"),
+    (
+        "network",
+        r"resnet|vgg|densenet|mobilenet|efficientnet|squeezenet|googlenet|alexnet|"
+        r"lenet|unet|regnet|convnext|shufflenet|inception|mamba",
+    ),
     ("conv", r"conv"),
     ("matmul", r"matmul|gemm|bmm|matrix|einsum|linear|mlp"),
     ("norm", r"norm"),
@@ -65,9 +68,12 @@ def family(problem: str) -> str:
     """The family of a problem, guessed from its name without its number
     (`ReLU`: activation); `other` when no pattern matches."""
     name = problem.lower()
-    found = [(match.start(), index, kind)
-             for index, (kind, pattern) in enumerate(_FAMILIES)
-             for match in [re.search(pattern, name)] if match]
+    found = [
+        (match.start(), index, kind)
+        for index, (kind, pattern) in enumerate(_FAMILIES)
+        for match in [re.search(pattern, name)]
+        if match
+    ]
     return min(found)[2] if found else "other"
 
 
@@ -113,22 +119,35 @@ def _bound(model, arguments):
 
 
 class KernelBench(Corpus):
-    description = ("KernelBench's PyTorch problems (operators, fusions, networks) from a "
-                   "checkout, sizes scaled down, against eager PyTorch")
+    description = (
+        "KernelBench's PyTorch problems (operators, fusions, networks) from a "
+        "checkout, sizes scaled down, against eager PyTorch"
+    )
     options = {
-        "path": Option(None, "a KernelBench checkout (git clone "
-                             "https://github.com/ScalingIntelligence/KernelBench); required"),
-        "levels": Option("1,2", "comma-separated levels (1: operators, 2: fusions, "
-                                "3: networks; default: 1,2)"),
+        "path": Option(
+            None,
+            "a KernelBench checkout (git clone "
+            "https://github.com/ScalingIntelligence/KernelBench); required",
+        ),
+        "levels": Option(
+            "1,2", "comma-separated levels (1: operators, 2: fusions, 3: networks; default: 1,2)"
+        ),
         # KernelBench sizes problems for data-center GPUs: level1/19_ReLU is
         # 4096 x 393216 floats, 6.4 GB a tensor. At 0.125 it is 512 x 49152
         # (100 MB) and a 4096-square matmul 512-square: seconds or less on a CPU.
-        "scale": Option(0.125, "factor of the problems' size constants above "
-                               f"{THRESHOLD} (default: 0.125; 1: KernelBench's sizes); "
-                               "powers of two keep sizes divisible by group and head counts",
-                        type=float),
-        "seed": Option(42, "seed of torch before building each model and drawing its "
-                           "inputs (default: 42, as KernelBench's eval)", type=int),
+        "scale": Option(
+            0.125,
+            "factor of the problems' size constants above "
+            f"{THRESHOLD} (default: 0.125; 1: KernelBench's sizes); "
+            "powers of two keep sizes divisible by group and head counts",
+            type=float,
+        ),
+        "seed": Option(
+            42,
+            "seed of torch before building each model and drawing its "
+            "inputs (default: 42, as KernelBench's eval)",
+            type=int,
+        ),
     }
 
     def root(self) -> str:
@@ -140,24 +159,29 @@ class KernelBench(Corpus):
         """
         path = self.options["path"]
         if not path:
-            raise ValueError("the kernelbench corpus needs --kernelbench-path, a checkout of "
-                             "https://github.com/ScalingIntelligence/KernelBench")
+            raise ValueError(
+                "the kernelbench corpus needs --kernelbench-path, a checkout of "
+                "https://github.com/ScalingIntelligence/KernelBench"
+            )
         path = os.path.expanduser(str(path))
         if not os.path.isdir(path):
             raise ValueError(f"--kernelbench-path {path}: no such folder")
         for root in (os.path.join(path, "KernelBench"), path):
             if os.path.isdir(os.path.join(root, "level1")):
                 return root
-        raise ValueError(f"--kernelbench-path {path} is not a KernelBench checkout: it has no "
-                         "KernelBench/level1 folder")
+        raise ValueError(
+            f"--kernelbench-path {path} is not a KernelBench checkout: it has no "
+            "KernelBench/level1 folder"
+        )
 
     def _levels(self):
         text = str(self.options["levels"])
         try:
             levels = [int(level) for level in text.split(",") if level.strip()]
         except ValueError:
-            raise ValueError(f"--kernelbench-levels {text!r}: expected numbers such as "
-                             "1,2") from None
+            raise ValueError(
+                f"--kernelbench-levels {text!r}: expected numbers such as 1,2"
+            ) from None
         root = self.root()
         for level in levels:
             if not os.path.isdir(os.path.join(root, f"level{level}")):
@@ -166,12 +190,15 @@ class KernelBench(Corpus):
 
     def prepare(self, log) -> None:
         if not self.options["scale"] > 0:
-            raise ValueError(f"--kernelbench-scale {self.options['scale']}: expected a "
-                             "positive factor")
+            raise ValueError(
+                f"--kernelbench-scale {self.options['scale']}: expected a positive factor"
+            )
         root, levels = self._levels()
-        log(f"kernelbench: {len(self.cases())} problems of level "
+        log(
+            f"kernelbench: {len(self.cases())} problems of level "
             f"{', '.join(map(str, levels))} in {root}, sizes above {THRESHOLD} "
-            f"scaled by {self.options['scale']}")
+            f"scaled by {self.options['scale']}"
+        )
 
     def cases(self):
         root, levels = self._levels()
@@ -183,8 +210,14 @@ class KernelBench(Corpus):
                 if match:
                     problems.append((int(match.group(1)), match.group(2)))
             for number, problem in sorted(problems):
-                listed.append(CaseInfo(f"level{level}/{number}_{problem}", level=str(level),
-                                       family=family(problem), op=problem))
+                listed.append(
+                    CaseInfo(
+                        f"level{level}/{number}_{problem}",
+                        level=str(level),
+                        family=family(problem),
+                        op=problem,
+                    )
+                )
         return listed
 
     def load(self, name: str) -> Case:
@@ -210,13 +243,23 @@ class KernelBench(Corpus):
         torch.manual_seed(seed)
         model = problem.Model(*init_inputs).float().eval()
         torch.manual_seed(seed)
-        arguments = [argument.detach().float() if isinstance(argument, torch.Tensor)
-                     and argument.is_floating_point() else argument
-                     for argument in problem.get_inputs()]
+        arguments = [
+            argument.detach().float()
+            if isinstance(argument, torch.Tensor) and argument.is_floating_point()
+            else argument
+            for argument in problem.get_inputs()
+        ]
         tensors = [argument for argument in arguments if isinstance(argument, torch.Tensor)]
         if len(tensors) < len(arguments):
             model = _bound(model, arguments)
         problem_name = match.group(2)
-        return Case(name, [tensor.detach().contiguous().numpy() for tensor in tensors],
-                    torch=model, rtol=RTOL, atol=ATOL, level=folder[len("level"):],
-                    family=family(problem_name), op=problem_name)
+        return Case(
+            name,
+            [tensor.detach().contiguous().numpy() for tensor in tensors],
+            torch=model,
+            rtol=RTOL,
+            atol=ATOL,
+            level=folder[len("level") :],
+            family=family(problem_name),
+            op=problem_name,
+        )

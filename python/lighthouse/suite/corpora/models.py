@@ -23,10 +23,25 @@ try:
 except ImportError:  # Listing the cases needs no torch; building them does.
     torch = None
 
-__all__ = ["BasicBlock", "Conv3dBlock", "DeconvDecoder", "EncoderLayer", "InvertedResidual",
-           "MLP", "MobileBlocks", "Models", "NormSoftmaxBlock", "Recurrent", "ResNet18",
-           "SelfAttention", "SmallCNN", "SmallResNet", "TransformerBlock", "initialized",
-           "seeded"]
+__all__ = [
+    "BasicBlock",
+    "Conv3dBlock",
+    "DeconvDecoder",
+    "EncoderLayer",
+    "InvertedResidual",
+    "MLP",
+    "MobileBlocks",
+    "Models",
+    "NormSoftmaxBlock",
+    "Recurrent",
+    "ResNet18",
+    "SelfAttention",
+    "SmallCNN",
+    "SmallResNet",
+    "TransformerBlock",
+    "initialized",
+    "seeded",
+]
 
 # The classes below are defined without torch too (on `object`), so that this
 # module imports, and lists its cases, where torch is not installed.
@@ -135,7 +150,8 @@ class TransformerBlock(_Module):
         self.attention = torch.nn.MultiheadAttention(dim, heads, batch_first=True)
         self.norm2 = torch.nn.LayerNorm(dim)
         self.mlp = torch.nn.Sequential(
-            torch.nn.Linear(dim, 4 * dim), torch.nn.GELU(), torch.nn.Linear(4 * dim, dim))
+            torch.nn.Linear(dim, 4 * dim), torch.nn.GELU(), torch.nn.Linear(4 * dim, dim)
+        )
 
     def forward(self, x):
         y = self.norm1(x)
@@ -158,7 +174,8 @@ class BasicBlock(_Module):
         if stride != 1 or inputs != outputs:
             self.shortcut = torch.nn.Sequential(
                 torch.nn.Conv2d(inputs, outputs, 1, stride, bias=False),
-                torch.nn.BatchNorm2d(outputs))
+                torch.nn.BatchNorm2d(outputs),
+            )
 
     def forward(self, x):
         y = torch.relu(self.bn1(self.conv1(x)))
@@ -172,10 +189,14 @@ class SmallResNet(_Module):
     def __init__(self, width=16, classes=10):
         super().__init__()
         self.stem = torch.nn.Sequential(
-            torch.nn.Conv2d(3, width, 3, 1, 1, bias=False), torch.nn.BatchNorm2d(width),
-            torch.nn.ReLU(), torch.nn.MaxPool2d(3, 2, 1))
-        self.blocks = torch.nn.Sequential(BasicBlock(width, width),
-                                          BasicBlock(width, 2 * width, stride=2))
+            torch.nn.Conv2d(3, width, 3, 1, 1, bias=False),
+            torch.nn.BatchNorm2d(width),
+            torch.nn.ReLU(),
+            torch.nn.MaxPool2d(3, 2, 1),
+        )
+        self.blocks = torch.nn.Sequential(
+            BasicBlock(width, width), BasicBlock(width, 2 * width, stride=2)
+        )
         self.head = torch.nn.Linear(2 * width, classes)
 
     def forward(self, x):
@@ -192,12 +213,17 @@ class ResNet18(_Module):
     def __init__(self, classes=1000):
         super().__init__()
         self.stem = torch.nn.Sequential(
-            torch.nn.Conv2d(3, 64, 7, 2, 3, bias=False), torch.nn.BatchNorm2d(64),
-            torch.nn.ReLU(), torch.nn.MaxPool2d(3, 2, 1))
+            torch.nn.Conv2d(3, 64, 7, 2, 3, bias=False),
+            torch.nn.BatchNorm2d(64),
+            torch.nn.ReLU(),
+            torch.nn.MaxPool2d(3, 2, 1),
+        )
         blocks, inputs = [], 64
         for width in (64, 128, 256, 512):
-            blocks += [BasicBlock(inputs, width, stride=1 if width == inputs else 2),
-                       BasicBlock(width, width)]
+            blocks += [
+                BasicBlock(inputs, width, stride=1 if width == inputs else 2),
+                BasicBlock(width, width),
+            ]
             inputs = width
         self.blocks = torch.nn.Sequential(*blocks)
         self.head = torch.nn.Linear(512, classes)
@@ -242,8 +268,8 @@ class EncoderLayer(_Module):
         self.attention = SelfAttention(dim, heads)
         self.norm1 = torch.nn.LayerNorm(dim)
         self.feed_forward = torch.nn.Sequential(
-            torch.nn.Linear(dim, feed_forward), torch.nn.GELU(),
-            torch.nn.Linear(feed_forward, dim))
+            torch.nn.Linear(dim, feed_forward), torch.nn.GELU(), torch.nn.Linear(feed_forward, dim)
+        )
         self.norm2 = torch.nn.LayerNorm(dim)
 
     def forward(self, x):
@@ -276,9 +302,12 @@ class DeconvDecoder(_Module):
     def __init__(self):
         super().__init__()
         self.layers = torch.nn.Sequential(
-            torch.nn.ConvTranspose2d(256, 128, 4, 2, 1), torch.nn.ReLU(),
-            torch.nn.ConvTranspose2d(128, 64, 4, 2, 1), torch.nn.ReLU(),
-            torch.nn.ConvTranspose2d(64, 32, 4, 2, 1))
+            torch.nn.ConvTranspose2d(256, 128, 4, 2, 1),
+            torch.nn.ReLU(),
+            torch.nn.ConvTranspose2d(128, 64, 4, 2, 1),
+            torch.nn.ReLU(),
+            torch.nn.ConvTranspose2d(64, 32, 4, 2, 1),
+        )
 
     def forward(self, x):
         return self.layers(x)
@@ -293,11 +322,15 @@ class InvertedResidual(_Module):
         super().__init__()
         hidden = 6 * inputs
         self.layers = torch.nn.Sequential(
-            torch.nn.Conv2d(inputs, hidden, 1, bias=False), torch.nn.BatchNorm2d(hidden),
+            torch.nn.Conv2d(inputs, hidden, 1, bias=False),
+            torch.nn.BatchNorm2d(hidden),
             torch.nn.ReLU6(),
             torch.nn.Conv2d(hidden, hidden, 3, stride, 1, groups=hidden, bias=False),
-            torch.nn.BatchNorm2d(hidden), torch.nn.ReLU6(),
-            torch.nn.Conv2d(hidden, outputs, 1, bias=False), torch.nn.BatchNorm2d(outputs))
+            torch.nn.BatchNorm2d(hidden),
+            torch.nn.ReLU6(),
+            torch.nn.Conv2d(hidden, outputs, 1, bias=False),
+            torch.nn.BatchNorm2d(outputs),
+        )
         self.residual = stride == 1 and inputs == outputs
 
     def forward(self, x):
@@ -314,13 +347,14 @@ class MobileBlocks(_Module):
     def __init__(self):
         super().__init__()
         self.stem = torch.nn.Sequential(
-            torch.nn.Conv2d(3, 32, 3, 2, 1, bias=False), torch.nn.BatchNorm2d(32),
-            torch.nn.ReLU6())
-        self.blocks = torch.nn.Sequential(InvertedResidual(32, 32, 1),
-                                          InvertedResidual(32, 64, 2))
+            torch.nn.Conv2d(3, 32, 3, 2, 1, bias=False), torch.nn.BatchNorm2d(32), torch.nn.ReLU6()
+        )
+        self.blocks = torch.nn.Sequential(InvertedResidual(32, 32, 1), InvertedResidual(32, 64, 2))
         self.grouped = torch.nn.Sequential(
-            torch.nn.Conv2d(64, 128, 3, 1, 1, groups=8, bias=False), torch.nn.BatchNorm2d(128),
-            torch.nn.ReLU())
+            torch.nn.Conv2d(64, 128, 3, 1, 1, groups=8, bias=False),
+            torch.nn.BatchNorm2d(128),
+            torch.nn.ReLU(),
+        )
         self.head = torch.nn.Linear(128, 1000)
 
     def forward(self, x):
@@ -410,14 +444,18 @@ def _normal(shapes, seed):
 
 
 class Models(Corpus):
-    description = ("whole models at the sizes users run them (ResNet-18 at 224x224, "
-                   "BERT-base-wide encoder layers, MLP, 3-D and transposed convolutions, "
-                   "MobileNet blocks, LSTM, GRU) and lighthouse's test models, against "
-                   "eager PyTorch")
+    description = (
+        "whole models at the sizes users run them (ResNet-18 at 224x224, "
+        "BERT-base-wide encoder layers, MLP, 3-D and transposed convolutions, "
+        "MobileNet blocks, LSTM, GRU) and lighthouse's test models, against "
+        "eager PyTorch"
+    )
 
     def cases(self):
-        return [CaseInfo(name, family=family, op=name)
-                for name, (family, _, _) in {**_MODELS, **_TEST_MODELS}.items()]
+        return [
+            CaseInfo(name, family=family, op=name)
+            for name, (family, _, _) in {**_MODELS, **_TEST_MODELS}.items()
+        ]
 
     def load(self, name: str) -> Case:
         if torch is None:
@@ -426,12 +464,20 @@ class Models(Corpus):
             family, make, shapes = _MODELS[name]
             # Statistics from one batch, inputs from another: eval-mode batch
             # norm then normalizes as in a trained network, not exactly.
-            module = _calibrated(initialized(make()), [torch.from_numpy(x)
-                                                       for x in _normal(shapes, seed=1)])
+            module = _calibrated(
+                initialized(make()), [torch.from_numpy(x) for x in _normal(shapes, seed=1)]
+            )
         elif name in _TEST_MODELS:
             family, make, shapes = _TEST_MODELS[name]
             module = seeded(make())
         else:
             raise ValueError(f"the models corpus has no case {name!r}")
-        return Case(name, _normal(shapes, seed=0), torch=module, rtol=RTOL, atol=ATOL,
-                    family=family, op=name)
+        return Case(
+            name,
+            _normal(shapes, seed=0),
+            torch=module,
+            rtol=RTOL,
+            atol=ATOL,
+            family=family,
+            op=name,
+        )

@@ -103,24 +103,39 @@ def generate(folder: str) -> list:
         with open(os.path.join(test_dir, "model.onnx"), "wb") as f:
             f.write(test.model.SerializeToString())
         inputs, outputs = test.data_sets[0]
-        for kind, values, infos in (("input", inputs, graph.input),
-                                    ("output", outputs, graph.output)):
+        for kind, values, infos in (
+            ("input", inputs, graph.input),
+            ("output", outputs, graph.output),
+        ):
             for position, value in enumerate(values):
                 with open(os.path.join(data_dir, f"{kind}_{position}.pb"), "wb") as f:
                     f.write(_serialized(value, infos[position]))
-        index.append({"name": test.name, "op": op,
-                      "dtypes": _type_class(list(graph.input) + list(graph.output)),
-                      "rtol": test.rtol, "atol": test.atol})
+        index.append(
+            {
+                "name": test.name,
+                "op": op,
+                "dtypes": _type_class(list(graph.input) + list(graph.output)),
+                "rtol": test.rtol,
+                "atol": test.atol,
+            }
+        )
     with open(os.path.join(folder, _INDEX), "w") as f:
         json.dump(index, f, indent=0)
     return index
 
 
 class OnnxNodeTests(Corpus):
-    description = ("ONNX's backend node tests, generated from the installed onnx "
-                   "package's case scripts (1,884 with onnx 1.23)")
-    options = {"cache": Option(None, "the folder to generate the tests into (default: "
-                                     "~/.cache/lighthouse/suite/onnx-node-<onnx version>)")}
+    description = (
+        "ONNX's backend node tests, generated from the installed onnx "
+        "package's case scripts (1,884 with onnx 1.23)"
+    )
+    options = {
+        "cache": Option(
+            None,
+            "the folder to generate the tests into (default: "
+            "~/.cache/lighthouse/suite/onnx-node-<onnx version>)",
+        )
+    }
 
     def folder(self) -> str:
         import onnx
@@ -148,8 +163,10 @@ class OnnxNodeTests(Corpus):
             return json.load(f)
 
     def cases(self):
-        return [CaseInfo(entry["name"], op=entry["op"], dtypes=entry["dtypes"])
-                for entry in self._index()]
+        return [
+            CaseInfo(entry["name"], op=entry["op"], dtypes=entry["dtypes"])
+            for entry in self._index()
+        ]
 
     def load(self, name: str) -> Case:
         import onnx
@@ -168,7 +185,13 @@ class OnnxNodeTests(Corpus):
                 if os.path.isfile(path):
                     with open(path, "rb") as f:
                         values[kind].append(_parsed(f.read(), info))
-        return Case(name, values["input"], onnx=data, expected=values["output"],
-                    rtol=entry["rtol"], atol=entry["atol"], op=entry["op"],
-                    dtypes=entry["dtypes"])
-
+        return Case(
+            name,
+            values["input"],
+            onnx=data,
+            expected=values["output"],
+            rtol=entry["rtol"],
+            atol=entry["atol"],
+            op=entry["op"],
+            dtypes=entry["dtypes"],
+        )

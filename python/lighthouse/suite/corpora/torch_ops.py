@@ -27,8 +27,10 @@ def _op_db():
     try:
         from torch.testing._internal.common_methods_invocations import op_db
     except ImportError as error:
-        raise Unsupported(f"PyTorch's OpInfo database does not import ({error}); it needs "
-                          "torch and expecttest (pip install 'lighthouse[suite]')") from None
+        raise Unsupported(
+            f"PyTorch's OpInfo database does not import ({error}); it needs "
+            "torch and expecttest (pip install 'lighthouse[suite]')"
+        ) from None
     return op_db
 
 
@@ -58,8 +60,11 @@ def _family(full_name: str) -> str:
     parts = full_name.split(".")
     if parts[0] == "nn" and len(parts) > 2:
         return "nn.functional"
-    return parts[0] if parts[0] in ("linalg", "special", "fft", "masked", "signal",
-                                    "sparse", "_refs") else "torch"
+    return (
+        parts[0]
+        if parts[0] in ("linalg", "special", "fft", "masked", "signal", "sparse", "_refs")
+        else "torch"
+    )
 
 
 def _mapped(value, leaf):
@@ -91,8 +96,10 @@ class _Template:
         self.structure = _mapped((sample.input, tuple(sample.args), dict(sample.kwargs)), take)
 
     def fill(self, tensors):
-        return _mapped(self.structure,
-                       lambda value: tensors[value.index] if isinstance(value, _Slot) else value)
+        return _mapped(
+            self.structure,
+            lambda value: tensors[value.index] if isinstance(value, _Slot) else value,
+        )
 
 
 class _Slot:
@@ -116,11 +123,15 @@ def _module(op, template: _Template):
 
 
 class TorchOps(Corpus):
-    description = ("PyTorch's OpInfo samples (torch.testing), each sample a small module, "
-                   "against eager PyTorch")
+    description = (
+        "PyTorch's OpInfo samples (torch.testing), each sample a small module, "
+        "against eager PyTorch"
+    )
     options = {
-        "dtypes": Option("float32", "comma-separated dtypes of the samples (each op takes "
-                                    "those it declares for the CPU)"),
+        "dtypes": Option(
+            "float32",
+            "comma-separated dtypes of the samples (each op takes those it declares for the CPU)",
+        ),
         "samples": Option("3", "samples per op and dtype, or 'all'"),
         "seed": Option(0, "seed of the sample inputs", type=int),
     }
@@ -144,8 +155,14 @@ class TorchOps(Corpus):
                 except Exception:
                     count = 1  # Listed, so that loading reports why it fails.
                 for index in range(count if limit is None else min(count, limit)):
-                    listed.append(CaseInfo(f"{full_name}.{dtype_name}.{index}", op=full_name,
-                                           dtype=dtype_name, family=_family(full_name)))
+                    listed.append(
+                        CaseInfo(
+                            f"{full_name}.{dtype_name}.{index}",
+                            op=full_name,
+                            dtype=dtype_name,
+                            family=_family(full_name),
+                        )
+                    )
         return listed
 
     def load(self, name: str) -> Case:
@@ -153,8 +170,9 @@ class TorchOps(Corpus):
         try:
             sample = _samples(full_name, dtype_name, self.options["seed"])[int(index)]
         except Exception as error:
-            raise InvalidCase(f"OpInfo could not make the sample: {type(error).__name__}: "
-                              f"{error}") from None
+            raise InvalidCase(
+                f"OpInfo could not make the sample: {type(error).__name__}: {error}"
+            ) from None
         template = _Template(sample)
         inputs = []
         for tensor in template.tensors:
@@ -163,5 +181,13 @@ class TorchOps(Corpus):
                 raise InvalidCase(f"the sample has a {tensor.layout} tensor")
             inputs.append(tensor.contiguous().numpy())
         module = _module(_ops_by_name()[full_name], template)
-        return Case(name, inputs, torch=module, rtol=RTOL, atol=ATOL, op=full_name,
-                    dtype=dtype_name, family=_family(full_name))
+        return Case(
+            name,
+            inputs,
+            torch=module,
+            rtol=RTOL,
+            atol=ATOL,
+            op=full_name,
+            dtype=dtype_name,
+            family=_family(full_name),
+        )
