@@ -657,3 +657,16 @@ def test_comparisons_of_nothing():
     assert not result.has_regressions and result.compared == 0
     check_text(compare.render_comparison_text(result))
     assert compare.render_comparison_markdown(result).startswith("# Comparison")
+
+
+def test_ops_passing_counts_ops_whose_every_valid_case_passed():
+    records = [
+        case("torch-ops", "a.0", "lh", tags={"op": "a"}),
+        case("torch-ops", "a.1", "lh", tags={"op": "a"}),
+        case("torch-ops", "b.0", "lh", tags={"op": "b"}),
+        case("torch-ops", "b.1", "lh", "mismatch", tags={"op": "b"}),
+        case("torch-ops", "c.0", "lh", "invalid", tags={"op": "c"}),
+    ]
+    summary = report.summarize([RUN], records)
+    assert summary.outcomes[("torch-ops", "lh")].ops_passing == "1/2"
+    assert "1/2" in report.render_text(summary)

@@ -109,6 +109,15 @@ class Outcomes:
     corpus: str
     compiler: str
     counts: collections.Counter = field(default_factory=collections.Counter)
+    #: Per `op` tag of the valid cases: whether every one of them passed.
+    ops: Dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def ops_passing(self) -> str:
+        """ "passing/all" of the ops whose every valid case passed, or "-"."""
+        if not self.ops:
+            return "-"
+        return f"{format_count(sum(self.ops.values()))}/{format_count(len(self.ops))}"
 
     @property
     def total(self) -> int:
@@ -415,7 +424,11 @@ def summarize(runs: Sequence[dict], records: Sequence[dict], baseline: str = "ea
     outcomes: Dict[Tuple[str, str], Outcomes] = {}
     for record in records:
         key = (record["corpus"], record["compiler"])
-        outcomes.setdefault(key, Outcomes(*key)).counts[record["status"]] += 1
+        outcome = outcomes.setdefault(key, Outcomes(*key))
+        outcome.counts[record["status"]] += 1
+        op = _tags(record).get("op")
+        if op is not None and record["status"] != "invalid":
+            outcome.ops[str(op)] = outcome.ops.get(str(op), True) and record["status"] == "pass"
     timed = {}
     for record in records:
         seconds = call_seconds(record)
@@ -522,7 +535,8 @@ def _outcome_blocks(summary: Summary) -> List[Block]:
         Paragraph(
             "rate: passes among the cases a compiler takes (all but the invalid and the "
             "unsupported ones); of valid: passes among all valid cases, the unsupported ones "
-            "counting as not passed."
+            "counting as not passed; ops: the operations (the cases' op tag) whose every "
+            "valid case passed, of those with a valid case."
         ),
     ]
     if not summary.outcomes:
@@ -574,18 +588,22 @@ def _outcome_blocks(summary: Summary) -> List[Block]:
             Table(
                 [Cell("compiler")]
                 + [Cell(s) for s in _OUTCOME_COLUMNS]
-                + [Cell("rate"), Cell("of valid")],
+                + [Cell("rate"), Cell("of valid"), Cell("ops passing")],
                 [
                     [_compiler_cell(summary, o.compiler)]
                     + [
                         Cell(format_count(o.counts[s]), style="muted" if not o.counts[s] else "")
                         for s in _OUTCOME_COLUMNS
                     ]
-                    + [Cell(format_percent(o.pass_rate)), Cell(format_percent(o.coverage))]
+                    + [
+                        Cell(format_percent(o.pass_rate)),
+                        Cell(format_percent(o.coverage)),
+                        Cell(o.ops_passing),
+                    ]
                     for o in rows
                 ],
-                numeric=range(1, len(_OUTCOME_COLUMNS) + 3),
-                short_headers=["compiler", *_OUTCOME_SHORT, "rate", "of valid"],
+                numeric=range(1, len(_OUTCOME_COLUMNS) + 4),
+                short_headers=["compiler", *_OUTCOME_SHORT, "rate", "of valid", "ops"],
                 short_key="(mism: mismatch, comp: compile-error, run: run-error, tout: timeout, "
                 "unsup: unsupported, inval: invalid)",
             )
