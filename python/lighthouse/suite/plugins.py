@@ -124,6 +124,11 @@ class Compiler:
         """
         raise NotImplementedError
 
+    def compile_case(self, case: Case, form: str):
+        """`compile`, its `stage` reset first: what the worker calls."""
+        self.stage = None
+        return self.compile(case, form)
+
     def failed_ops(self, error: BaseException) -> List[str]:
         """The names of the operations a compile error is about, when known."""
         return []

@@ -128,10 +128,9 @@ class Worker:
         except Unsupported as error:
             return {"status": "unsupported", "message": str(error)[:MESSAGE_CHARS]}, None
         record = {"form": form}
-        compiler.stage = None
         start = time.perf_counter()
         try:
-            function = compiler.compile(case, form)
+            function = compiler.compile_case(case, form)
         except Unsupported as error:
             return {
                 "status": "unsupported",
