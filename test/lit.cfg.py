@@ -13,7 +13,15 @@ import lit.formats
 config.name = "lighthouse"
 config.test_format = lit.formats.ShTest()
 config.suffixes = [".mlir", ".py", ".c"]
-config.excludes = ["lit.cfg.py", "upstream", "python", "models.py", "conftest.py"]
+config.excludes = [
+    "lit.cfg.py",
+    "upstream",
+    "python",
+    # Helpers of the pytest tier.
+    "models.py",
+    "example_packages.py",
+    "conftest.py",
+]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(
     os.path.dirname(os.path.dirname(__file__)), "build", "lit", "lighthouse"

@@ -2,10 +2,9 @@
 graphs, with deterministic weights. The PyTorch modules are defined in
 lighthouse.suite.corpora.models, whose `models` corpus runs them too."""
 
-import io
-
 import numpy as np
 
+from lighthouse.suite.case import export_onnx
 from lighthouse.suite.corpora.models import (  # noqa: F401 (the tests' models)
     MLP,
     BasicBlock,
@@ -66,24 +65,13 @@ if torch is not None:
 
     def exported_onnx(module, example_inputs, dynamic_batch=False, opset=17):
         """Serializes `module` to ONNX with torch.onnx.export."""
-        import warnings
-
-        buffer = io.BytesIO()
-        names = [f"input{i}" for i in range(len(example_inputs))]
-        with warnings.catch_warnings():
-            # The TorchScript exporter needs no onnxscript; it warns that it is legacy.
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                module,
-                tuple(example_inputs),
-                buffer,
-                dynamo=False,
-                opset_version=opset,
-                input_names=names,
-                output_names=["output"],
-                dynamic_axes={n: {0: "batch"} for n in names} if dynamic_batch else None,
-            )
-        return buffer.getvalue()
+        return export_onnx(
+            module,
+            example_inputs,
+            opset=opset,
+            dynamic_batch=dynamic_batch,
+            output_names=["output"],
+        )
 
 
 def onnx_dense_softmax(opset):

@@ -19,6 +19,7 @@ onnx = pytest.importorskip(
 
 import lighthouse  # noqa: E402
 import models  # noqa: E402
+from example_packages import install_example  # noqa: E402
 from lighthouse.compiler import CompileError, compile_module  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -136,26 +137,7 @@ def test_torch_compile_backend_by_name():
 
 def test_pipeline_plugin_found_by_name(tmp_path):
     # The example package, installed into its own folder, declares `fused-cpu`.
-    # (Built from a copy: setuptools writes its build folder next to the sources.)
-    import shutil
-
-    source = shutil.copytree(REPO / "examples" / "pipeline-plugin", tmp_path / "source")
-    site = tmp_path / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(site),
-            str(source),
-        ],
-        check=True,
-    )
+    site = install_example("pipeline-plugin", tmp_path)
     script = f"""
 import sys
 sys.path.insert(0, {str(REPO / "test")!r})

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from example_packages import install_example
 
 import lighthouse
 
@@ -35,26 +36,14 @@ def installed_example(tmp_path_factory):
             "lighthouse is not installed (a build tree on PYTHONPATH): the example "
             "builds against an installed lighthouse"
         )
-    target = tmp_path_factory.mktemp("site")
     start = time.perf_counter()
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(target),
-            str(EXAMPLE),
-        ],
-        capture_output=True,
-        text=True,
+    # From the sources themselves: scikit-build-core builds in a temporary folder.
+    target = install_example(
+        "downstream-dialect",
+        tmp_path_factory.mktemp("example"),
+        copy=False,
         env=clang_environment(),
     )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     print(f"\nexamples/downstream-dialect: pip install took {time.perf_counter() - start:.1f} s")
     return target
 

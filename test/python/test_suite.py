@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from example_packages import install_example
 
 from lighthouse.suite.case import CaseInfo
 from lighthouse.suite.expectations import read_expectations
@@ -321,30 +322,7 @@ torch = pytest.importorskip("torch")
 def test_example_plugin_package(tmp_path):
     """examples/suite-plugin installed like any package: its compiler and corpus
     run beside lighthouse's own, on real torch models."""
-    import shutil
-
-    from pathlib import Path
-
-    # Built from a copy: setuptools writes its build folder next to the sources.
-    source = shutil.copytree(
-        Path(__file__).parents[2] / "examples" / "suite-plugin", tmp_path / "source"
-    )
-    site = tmp_path / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(site),
-            str(source),
-        ],
-        check=True,
-    )
+    site = install_example("suite-plugin", tmp_path)
     listed = lh_suite(site, "list").stdout
     assert "attention" in listed and "tuned:unrolled" in listed and "tuned:o1" in listed
     output = tmp_path / "attention.jsonl"

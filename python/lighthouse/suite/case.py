@@ -7,7 +7,17 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["Case", "CaseInfo", "Crashed", "FORMS", "InvalidCase", "Unsupported"]
+__all__ = [
+    "Case",
+    "CaseInfo",
+    "Crashed",
+    "FORMS",
+    "InvalidCase",
+    "Unsupported",
+    "export_onnx",
+    "to_numpy",
+    "to_torch",
+]
 
 #: The forms a case may offer and a compiler may take:
 #:   "torch": a `torch.nn.Module` called with torch tensors;
@@ -210,27 +220,44 @@ def to_numpy(outputs) -> List[np.ndarray]:
     return flat
 
 
-def _export_onnx(module, inputs: Sequence[np.ndarray]) -> bytes:
+def export_onnx(
+    module,
+    inputs: Sequence,
+    *,
+    opset: int = 17,
+    dynamic_batch: bool = False,
+    output_names: Optional[Sequence[str]] = None,
+) -> bytes:
     """The ONNX model of a torch module, by TorchScript's exporter (it needs
-    no onnxscript and covers more of the operators small cases use)."""
+    no onnxscript and covers more of the operators small cases use); its
+    inputs are named `input0`, `input1`, ... Raises what the exporter raises."""
     import warnings
 
     import torch
 
     buffer = io.BytesIO()
+    names = [f"input{i}" for i in range(len(inputs))]
+    with warnings.catch_warnings(), torch.no_grad():
+        # The TorchScript exporter warns that it is legacy.
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            module,
+            tuple(to_torch(inputs)),
+            buffer,
+            dynamo=False,
+            opset_version=opset,
+            input_names=names,
+            output_names=output_names,
+            dynamic_axes={n: {0: "batch"} for n in names} if dynamic_batch else None,
+        )
+    return buffer.getvalue()
+
+
+def _export_onnx(module, inputs: Sequence[np.ndarray]) -> bytes:
+    """`export_onnx`, a failure as `Unsupported`: the ONNX form of a case."""
     try:
-        with warnings.catch_warnings(), torch.no_grad():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                module,
-                tuple(to_torch(inputs)),
-                buffer,
-                dynamo=False,
-                opset_version=17,
-                input_names=[f"input{i}" for i in range(len(inputs))],
-            )
+        return export_onnx(module, inputs)
     except Exception as error:
         raise Unsupported(
             f"torch.onnx.export failed: {type(error).__name__}: {_first_line(error)}"
         ) from None
-    return buffer.getvalue()

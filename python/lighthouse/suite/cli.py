@@ -202,7 +202,9 @@ def command_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
+    """The command line; `corpus_options` adds every installed corpus's options
+    to `run` and `list`, which imports the corpora (torch, for some)."""
     top = argparse.ArgumentParser(
         prog="lh-suite",
         description=DESCRIPTION,
@@ -269,7 +271,8 @@ def parser() -> argparse.ArgumentParser:
     run_parser.add_argument(
         "--expect", metavar="DIR", help="check against the expectations files in DIR"
     )
-    _add_corpus_options(run_parser)
+    if corpus_options:
+        _add_corpus_options(run_parser)
     run_parser.set_defaults(handler=command_run)
 
     report_parser = commands.add_parser(
@@ -335,7 +338,8 @@ def parser() -> argparse.ArgumentParser:
     list_parser = commands.add_parser("list", help="installed corpora, compilers, cases")
     list_parser.add_argument("what", nargs="?", choices=("corpora", "compilers", "cases"))
     list_parser.add_argument("--corpus", help="the corpus whose cases to list")
-    _add_corpus_options(list_parser)
+    if corpus_options:
+        _add_corpus_options(list_parser)
     list_parser.set_defaults(handler=command_list)
     return top
 
@@ -343,7 +347,10 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     # A plugin that fails to load is a one-line warning, not a traceback.
     warnings.formatwarning = lambda message, *_, **__: f"lh-suite: warning: {message}\n"
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # Only the commands with corpus options import the corpora: `report` and
+    # `compare` start in 0.1 s instead of 1.4 s (torch's import).
+    args = parser(corpus_options=bool(argv) and argv[0] in ("run", "list")).parse_args(argv)
     try:
         return args.handler(args)
     except (ValueError, FileNotFoundError) as error:

@@ -478,6 +478,12 @@ def examples_text(cases: Sequence[str]) -> str:
     return ", ".join(cases[:EXAMPLES]) + more
 
 
+def _in_compiler_order(summary: Summary, corpus: str, by_key: dict) -> list:
+    """The values of `by_key` (keyed by corpus and compiler) of `corpus`, in the
+    summary's order of compilers."""
+    return [by_key[(corpus, c)] for c in summary.compilers if (corpus, c) in by_key]
+
+
 def _compiler_cell(summary: Summary, compiler: str, note: str = "") -> Cell:
     return Cell(compiler, note, color=summary.colors.get(compiler))
 
@@ -575,11 +581,7 @@ def _outcome_blocks(summary: Summary) -> List[Block]:
             )
         )
     for corpus in summary.corpora:
-        rows = [
-            summary.outcomes[(corpus, c)]
-            for c in summary.compilers
-            if (corpus, c) in summary.outcomes
-        ]
+        rows = _in_compiler_order(summary, corpus, summary.outcomes)
         if not rows:
             continue
         cases = max(o.total for o in rows)
@@ -653,11 +655,7 @@ def _speed_blocks(summary: Summary) -> List[Block]:
         )
     )
     for corpus in summary.corpora:
-        rows = [
-            summary.speedups[(corpus, c)]
-            for c in summary.compilers
-            if (corpus, c) in summary.speedups
-        ]
+        rows = _in_compiler_order(summary, corpus, summary.speedups)
         if not rows:
             continue
         strip = [

@@ -244,9 +244,10 @@ def run(
     idle: List[_Worker] = []
 
     def finish(task: Task) -> None:
-        for record in task.records():
+        records = task.records()
+        for record in records:
             writer.write(record)
-        progress.advance(task.records())
+        progress.advance(records)
 
     def lose(worker: _Worker, status: str, returncode: Optional[int]) -> None:
         """The worker crashed or hung: record it for the compiler at work and

@@ -8,11 +8,13 @@ tolerances (rtol 1e-3, atol 1e-7 for every node test today), dtypes and
 shapes equal, non-floats exact.
 """
 
+import functools
 import json
 import os
 import shutil
 import tempfile
 import warnings
+from typing import Dict
 
 from ..case import Case, CaseInfo
 from ..plugins import Corpus, Option
@@ -158,20 +160,22 @@ class OnnxNodeTests(Corpus):
             raise
         log(f"onnx-node: {len(index)} tests")
 
-    def _index(self) -> list:
+    @functools.cached_property
+    def _index(self) -> Dict[str, dict]:
+        """The generated tests by name, read once (a worker loads many)."""
         with open(os.path.join(self.folder(), _INDEX)) as f:
-            return json.load(f)
+            return {entry["name"]: entry for entry in json.load(f)}
 
     def cases(self):
         return [
             CaseInfo(entry["name"], op=entry["op"], dtypes=entry["dtypes"])
-            for entry in self._index()
+            for entry in self._index.values()
         ]
 
     def load(self, name: str) -> Case:
         import onnx
 
-        entry = next(e for e in self._index() if e["name"] == name)
+        entry = self._index[name]
         test_dir = os.path.join(self.folder(), name)
         with open(os.path.join(test_dir, "model.onnx"), "rb") as f:
             data = f.read()
