@@ -91,15 +91,26 @@ void buildCPUDefaultPipeline(OpPassManager &pm) {
   buildCPUPipeline(pm, /*openmp=*/false);
 }
 
+LogicalResult buildCPUSchedulePipeline(OpPassManager &pm,
+                                       llvm::StringRef selectionOptions,
+                                       llvm::raw_ostream &errors) {
+  return parsePassPipeline(("lighthouse-cpu-select-strategy{" +
+                            selectionOptions +
+                            "},lighthouse-cpu-apply-strategy")
+                               .str(),
+                           pm, errors);
+}
+
 LogicalResult buildCPUFastPipeline(OpPassManager &pm,
-                                   llvm::StringRef scheduleOptions,
+                                   llvm::StringRef selectionOptions,
                                    llvm::raw_ostream &errors) {
   appendPipeline(pm, kLinalgRewrites);
-  if (failed(parsePassPipeline(
-          ("lighthouse-cpu-schedule{" + scheduleOptions + "},canonicalize,cse")
-              .str(),
-          pm, errors)))
+  // The host, once, here: the code generator's passes read the target only
+  // from the module and their options.
+  appendPipeline(pm, "lighthouse-cpu-set-target");
+  if (failed(buildCPUSchedulePipeline(pm, selectionOptions, errors)))
     return failure();
+  appendPipeline(pm, "canonicalize,cse");
   buildCPUPipeline(pm, /*openmp=*/true);
   return success();
 }
@@ -109,30 +120,46 @@ void buildCPUFastPipeline(OpPassManager &pm) {
     llvm::report_fatal_error("lighthouse: invalid built-in pipeline");
 }
 
+/// Registers `name`, built by `build` from the options it is given, which
+/// are handed on to lighthouse-cpu-select-strategy, so that they are
+/// declared once, on that pass.
+static void registerWithSelectionOptions(
+    llvm::StringRef name, llvm::StringRef description,
+    LogicalResult (*build)(OpPassManager &, llvm::StringRef,
+                           llvm::raw_ostream &)) {
+  registerPassPipeline(
+      name, description,
+      [name,
+       build](OpPassManager &pm, llvm::StringRef options,
+              llvm::function_ref<LogicalResult(const llvm::Twine &)> onError) {
+        std::string errors;
+        llvm::raw_string_ostream stream(errors);
+        if (failed(build(pm, options, stream)))
+          return onError(name + ": " + errors);
+        return success();
+      },
+      [](llvm::function_ref<void(const detail::PassOptions &)>) {});
+}
+
 void registerPipelines() {
   PassPipelineRegistration<>(
       "lighthouse-cpu",
       "lighthouse's robust CPU pipeline: linalg on tensors to the LLVM "
       "dialect, with C wrappers for public functions",
       buildCPUDefaultPipeline);
-  // lighthouse-cpu-fast{threads=1 ...} takes lighthouse-cpu-schedule's
-  // options and hands them on, so that they are declared once, on the pass.
-  registerPassPipeline(
+  registerWithSelectionOptions(
       "lighthouse-cpu-fast",
-      "lighthouse's performance CPU pipeline: matmuls split across threads "
-      "(OpenMP), tiled for the cache and the registers and vectorized, then "
-      "lowered as lighthouse-cpu does; takes lighthouse-cpu-schedule's "
-      "options (cache-tiles, register-tiles, threads, pack-b, "
+      "lighthouse's performance CPU pipeline: the host as the target, "
+      "lighthouse-cpu-schedule, then lowered as lighthouse-cpu does, with "
+      "threads on OpenMP; takes lighthouse-cpu-select-strategy's options "
+      "(target, threads, cache-tiles, register-tiles, pack-b, "
       "fuse-consumers)",
-      [](OpPassManager &pm, llvm::StringRef options,
-         llvm::function_ref<LogicalResult(const llvm::Twine &)> onError) {
-        std::string errors;
-        llvm::raw_string_ostream stream(errors);
-        if (failed(buildCPUFastPipeline(pm, options, stream)))
-          return onError("lighthouse-cpu-fast: " + errors);
-        return success();
-      },
-      [](llvm::function_ref<void(const detail::PassOptions &)>) {});
+      buildCPUFastPipeline);
+  registerWithSelectionOptions(
+      "lighthouse-cpu-schedule",
+      "lighthouse's CPU code generator: lighthouse-cpu-select-strategy, "
+      "then lighthouse-cpu-apply-strategy; takes the former's options",
+      buildCPUSchedulePipeline);
 }
 
 } // namespace lighthouse

@@ -30,21 +30,29 @@ namespace lighthouse {
 /// returns to the caller instead of aborting.
 void buildCPUDefaultPipeline(mlir::OpPassManager &pm);
 
-/// Appends the performance CPU pipeline: `lighthouse-cpu-schedule` (matmuls
-/// split across threads, tiled for the cache and the registers, vectorized),
-/// then the default pipeline with the threads on the OpenMP runtime (code
-/// compiled by it needs libomp, which the package ships).
+/// Appends the CPU code generator: strategy selection with
+/// `selectionOptions` (`threads=1 cache-tiles=64,256,64`, as
+/// lighthouse-cpu-select-strategy takes them), then application; fails, with
+/// the reason in `errors`, when the options do not parse.
+llvm::LogicalResult buildCPUSchedulePipeline(mlir::OpPassManager &pm,
+                                             llvm::StringRef selectionOptions,
+                                             llvm::raw_ostream &errors);
+
+/// Appends the performance CPU pipeline: the host as the target (unless the
+/// module names one), the CPU code generator (matmuls split across threads,
+/// tiled for the cache and the registers, vectorized; convolutions,
+/// poolings and elementwise ops likewise), then the default pipeline with
+/// the threads on the OpenMP runtime (code compiled by it needs libomp,
+/// which the package ships).
 void buildCPUFastPipeline(mlir::OpPassManager &pm);
 
-/// The same with `scheduleOptions` (`threads=1 cache-tiles=64,256,64`, as
-/// lighthouse-cpu-schedule takes them) for the schedule; fails, with the
-/// reason in `errors`, when they do not parse.
+/// The same with `selectionOptions` for strategy selection.
 llvm::LogicalResult buildCPUFastPipeline(mlir::OpPassManager &pm,
-                                         llvm::StringRef scheduleOptions,
+                                         llvm::StringRef selectionOptions,
                                          llvm::raw_ostream &errors);
 
-/// Registers lighthouse's pipelines, `lighthouse-cpu` and
-/// `lighthouse-cpu-fast`. The passes they name are registered apart
+/// Registers lighthouse's pipelines, `lighthouse-cpu`, `lighthouse-cpu-fast`
+/// and `lighthouse-cpu-schedule`. The passes they name are registered apart
 /// (lighthouse::registerAllPasses registers both).
 void registerPipelines();
 

@@ -11,21 +11,18 @@
 
 using namespace mlir;
 
-namespace lighthouse {
+namespace lighthouse::cpu {
 
-/// Floats in a vector register: the schedule's register tiles, the
-/// matmul's as these, are sized for AVX-512.
-constexpr int64_t kFloatsPerRegister = 16;
 /// Registers of accumulators for one output row of a block: a quarter of
-/// AVX-512's.
-constexpr int64_t kRowAccumulatorRegisters = 8;
+/// the target's (8 of AVX-512's 32).
+static int64_t rowAccumulatorRegisters(const CPUTarget &target) {
+  return std::max<int64_t>(target.vectorRegisters / 4, 1);
+}
 /// Output rows of a block, when the output's height divides by them: each
 /// broadcast weight then feeds an FMA per row, and the block's sums take
-/// half of AVX-512's registers, leaving the others for the image rows and
-/// the weights.
+/// half of the registers, leaving the others for the image rows and the
+/// weights.
 constexpr int64_t kBlockRows = 2;
-/// Pixels of a block: up to one register.
-constexpr int64_t kRowPixels = kFloatsPerRegister;
 /// Rows narrower than this are vectorized along the channels instead (the
 /// 1-D windows), as a vector of a few pixels would leave most lanes idle.
 constexpr int64_t kMinRowPixels = 4;
@@ -106,7 +103,8 @@ static std::optional<WindowOp> asWindowOp(linalg::LinalgOp op) {
   return window;
 }
 
-std::optional<WindowRowTile> windowRowTile(linalg::LinalgOp op) {
+std::optional<WindowRowTile> windowRowTile(linalg::LinalgOp op,
+                                           const CPUTarget &target) {
   std::optional<WindowOp> window = asWindowOp(op);
   if (!window || !op.hasPureTensorSemantics() ||
       !llvm::all_of(
@@ -119,20 +117,27 @@ std::optional<WindowRowTile> windowRowTile(linalg::LinalgOp op) {
     return std::nullopt;
   auto outputType = cast<RankedTensorType>(window->output.getType());
   int64_t width = outputType.getDimSize(3);
-  int64_t pixels =
-      width <= kRowPixels ? width : largestDivisorAtMost(width, kRowPixels);
+  // Pixels of a block: up to one register.
+  int64_t floatsPerRegister =
+      target.elementsPerRegister(Float32Type::get(op.getContext()));
+  int64_t pixels = width <= floatsPerRegister
+                       ? width
+                       : largestDivisorAtMost(width, floatsPerRegister);
   // A row of few pixels that does not divide (a prime width) would make
   // many narrow vectors.
-  if (pixels < kMinRowPixels || (pixels < kRowPixels / 2 && pixels != width))
+  if (pixels < kMinRowPixels ||
+      (pixels < floatsPerRegister / 2 && pixels != width))
     return std::nullopt;
-  int64_t registersPerRow = llvm::divideCeil(pixels, kFloatsPerRegister);
-  int64_t channels = largestDivisorAtMost(
-      outputType.getDimSize(1), kRowAccumulatorRegisters / registersPerRow);
+  int64_t registersPerRow = llvm::divideCeil(pixels, floatsPerRegister);
+  int64_t channels =
+      largestDivisorAtMost(outputType.getDimSize(1),
+                           rowAccumulatorRegisters(target) / registersPerRow);
   int64_t rows = outputType.getDimSize(2) % kBlockRows == 0 ? kBlockRows : 1;
   return WindowRowTile{channels, rows, pixels};
 }
 
-LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op) {
+LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  const CPUTarget &target) {
   std::optional<WindowOp> window = asWindowOp(op);
   if (!window || !op.hasPureTensorSemantics())
     return failure();
@@ -157,8 +162,10 @@ LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op) {
   int64_t windowRows = window->windowRows,
           windowColumns = window->windowColumns;
   // Blocks as windowRowTile makes them: accumulators that fit the registers.
-  if (channels * rows * llvm::divideCeil(pixels, kFloatsPerRegister) >
-      kRowAccumulatorRegisters * kBlockRows)
+  int64_t registersPerRow =
+      llvm::divideCeil(pixels, target.elementsPerRegister(elementType));
+  if (channels * rows * registersPerRow >
+      rowAccumulatorRegisters(target) * kBlockRows)
     return failure();
   if (outputShape[0] != 1 || rows > kBlockRows || rowStride > kMaxRowStride ||
       (rows - 1) * strides[0] + (windowRows - 1) * dilations[0] >=
@@ -295,4 +302,4 @@ LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op) {
   return success();
 }
 
-} // namespace lighthouse
+} // namespace lighthouse::cpu

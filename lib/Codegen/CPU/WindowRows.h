@@ -1,7 +1,8 @@
 //===- WindowRows.h - NCHW windows in rows of vector registers --*- C++ -*-===//
 //
-// Part of lighthouse-cpu-schedule: the register kernel of NCHW convolutions
-// and poolings. The schedule tiles such an op into blocks of F output
+// The register kernel of the `convolution.rows` strategy of NCHW
+// convolutions and poolings (Convolution.cpp). The strategy tiles such an op
+// into blocks of F output
 // channels by R rows (1 or 2) of W pixels; each block is then computed by
 // vectorizeWindowRows as F x R vectors of W accumulators that stay in
 // registers while the loops over input channels (convolutions) and the
@@ -15,14 +16,16 @@
 #ifndef LIGHTHOUSE_LIB_CODEGEN_CPU_WINDOWROWS_H
 #define LIGHTHOUSE_LIB_CODEGEN_CPU_WINDOWROWS_H
 
+#include "lighthouse/Codegen/CPU/Target.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <optional>
 
-namespace lighthouse {
+namespace lighthouse::cpu {
 
 /// Whether `type` is a 4-D tensor (NCHW) static but for its batch, as the
-/// schedule of convolutions and poolings wants its images and outputs.
+/// strategies of convolutions and poolings want its images and outputs.
 bool isStaticButBatch(mlir::Type type);
 
 /// Output channels, rows and pixels of one block of the register kernel.
@@ -38,17 +41,19 @@ struct WindowRowTile {
 /// the batch, a stride of 1 or 2 along the rows, windows up to 11 columns
 /// wide, and output rows of 4 to 16 pixels or wider ones that divide into
 /// blocks of 8 to 16; a block holds as many channels as divide the output's
-/// and fit 8 AVX-512 registers of accumulators per row, and 2 rows when
-/// they divide the output's.
-std::optional<WindowRowTile> windowRowTile(mlir::linalg::LinalgOp op);
+/// and fit a quarter of the target's registers of accumulators per row, and
+/// 2 rows when they divide the output's.
+std::optional<WindowRowTile> windowRowTile(mlir::linalg::LinalgOp op,
+                                           const CPUTarget &target);
 
 /// Rewrites `op`, one block (output 1 x F x R x W, R of 1 or 2), into
 /// vector code: loops over input channels (convolutions) and window rows,
 /// the window's columns unrolled. Fails, leaving `op` as it is, on other
 /// ops and shapes.
 llvm::LogicalResult vectorizeWindowRows(mlir::RewriterBase &rewriter,
-                                        mlir::linalg::LinalgOp op);
+                                        mlir::linalg::LinalgOp op,
+                                        const CPUTarget &target);
 
-} // namespace lighthouse
+} // namespace lighthouse::cpu
 
 #endif // LIGHTHOUSE_LIB_CODEGEN_CPU_WINDOWROWS_H

@@ -12,35 +12,111 @@
 
 include "mlir/Pass/PassBase.td"
 
-def CPUSchedule : Pass<"lighthouse-cpu-schedule", "::mlir::ModuleOp"> {
-  let summary = "Tile, vectorize and split across threads the linalg ops on "
-    "tensors of a module, for CPUs";
+def CPUSetTarget : Pass<"lighthouse-cpu-set-target", "::mlir::ModuleOp"> {
+  let summary = "Record the CPU that code is generated for on the module";
   let description = [{
-    Tiles and vectorizes linalg ops on tensors for CPUs through a
-    transform-dialect script built per module, so that each op gets tile
-    sizes that fit its shape:
-    - matmuls for the cache, the registers and threads, with their
-      elementwise consumers (bias, activation) computed block by block of C,
-      and a large B first copied into panels in the order the register tiles
-      read it;
-    - NCHW convolutions and poolings in register blocks of channels by rows
-      of pixels (lib/Codegen/CPU/WindowRows.h), or as 1-D windows, split
-      across threads by images, channels or rows;
-    - elementwise generics along their innermost dimension, split across
-      threads when large.
+    Sets the module's `lighthouse.target` attribute (include/lighthouse/
+    Codegen/CPU/Target.h), which strategy selection reads, unless the module
+    already has one: the driver fills it from the host once, and a module
+    that names its target keeps it.
 
-    Everything else, and any op the vectorizer turns down, is left to the
-    loops of the rest of the pipeline.
+    ```mlir
+    // lh-opt --lighthouse-cpu-set-target="target=avx2 threads=4"
+    module {}
+    // after
+    module attributes {lighthouse.target = {l2_bytes = 1048576 : i64,
+        threads = 4 : i64, vector_bits = 256 : i64,
+        vector_registers = 16 : i64}} {}
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+      "host (the machine compiling), avx512 or avx2">,
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+      "Threads of the target (0: the host's hardware threads for host, "
+      "else 1)">,
+  ];
+}
 
-    A 64x64x64 matmul on one thread (`threads=1`, then `canonicalize,cse`;
-    abridged): register tiles of C of 8x32, held in vector registers across
-    the loop over K, each step of which is 64 FMAs of a broadcast element of
-    A by a row of B.
+def CPUSelectStrategy : Pass<"lighthouse-cpu-select-strategy",
+                             "::mlir::ModuleOp"> {
+  let summary = "Choose how each linalg op on tensors is tiled, vectorized "
+    "and split across threads";
+  let description = [{
+    Classifies each linalg op on tensors by op family through Linalg's
+    interfaces (contractions, convolutions and poolings, elementwise), asks
+    that family's policy for a strategy for the module's target, and records
+    it on the op as `lighthouse.strategy` (include/lighthouse/Codegen/CPU/
+    Strategy.h): a kind, naming the builder that applies it, and tile sizes
+    per level (threads, cache, registers, vector). Nothing is transformed
+    but for convolutions with a dynamic batch, which are versioned on the
+    batch size (the copy for large batches splits images across threads).
+    Ops no policy takes get no strategy, and are left to loops.
+
+    ```mlir
+    // lh-opt --lighthouse-cpu-select-strategy="target=avx512 threads=2"
+    %r = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>)
+                       outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+    // after
+    %r = linalg.matmul {lighthouse.strategy = {
+             cache = array<i64: 128, 128, 256>, kind = "contraction.blocked",
+             registers = array<i64: 8, 32, 8>, threads = array<i64: 0, 128>}}
+           ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>)
+           outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"",
+      "avx512 or avx2 (default: the module's lighthouse.target, else "
+      "avx512)">,
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+      "Threads that split the columns or rows of large matmuls, the images "
+      "of large convolutions and large elementwise ops (0: the target's; "
+      "1: no scf.forall)">,
+    ListOption<"cacheTiles", "cache-tiles", "int64_t",
+      "M, N, K tile sizes of the block of C kept in cache",
+      "llvm::cl::list_init<int64_t>({128, 256, 256})">,
+    ListOption<"registerTiles", "register-tiles", "int64_t",
+      "M, N, K tile sizes of the block of C kept in vector registers (N a "
+      "multiple of the vector width; default: 8, two registers, 8)">,
+    Option<"packB", "pack-b", "bool", /*default=*/"true",
+      "Copy B into panels laid out in the order the register tiles read "
+      "them, once per column of blocks of C, when each thread's part of B "
+      "fills half of L2 or more and of A has 64 rows or more">,
+    Option<"fuseConsumers", "fuse-consumers", "bool", /*default=*/"true",
+      "Compute the elementwise consumers of each matmul (bias, activation, "
+      "residual) block by block of C, inside the matmul's loops">,
+  ];
+}
+
+def CPUApplyStrategy : Pass<"lighthouse-cpu-apply-strategy",
+                            "::mlir::ModuleOp"> {
+  let summary = "Tile and vectorize each linalg op as its lighthouse.strategy "
+    "says";
+  let description = [{
+    Builds, for each op carrying a `lighthouse.strategy`, the transform ops
+    of its strategy kind (one builder per kind, in the file of its op
+    family), applies them, runs the register kernels of the kinds that have
+    one, and lowers what was vectorized into FMAs. Each op's transforms run
+    in a sequence whose failures are suppressed: an op the vectorizer turns
+    down is left as far as its sequence got (tiled loops at worst). The
+    strategies are removed afterwards.
+
+    A 64x64x64 matmul with `registers = array<i64: 8, 32, 8>` and
+    `cache = array<i64: 64, 64, 64>` (then `canonicalize,cse`; abridged):
+    register tiles of C of 8x32, held in vector registers across the loop
+    over K, each step of which is 64 FMAs of a broadcast element of A by a
+    row of B.
 
     ```mlir
     // before
-    %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
-                       outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %r = linalg.matmul {lighthouse.strategy = {...}}
+           ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+           outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
     // after
     %r = scf.for %i = %c0 to %c64 step %c8 iter_args(%ci = %c) -> (tensor<64x64xf32>) {
       %rj = scf.for %j = %c0 to %c64 step %c32 iter_args(%cij = %ci) -> (tensor<64x64xf32>) {
@@ -67,26 +143,6 @@ def CPUSchedule : Pass<"lighthouse-cpu-schedule", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect",
     "::mlir::transform::TransformDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
-  ];
-  let options = [
-    ListOption<"cacheTiles", "cache-tiles", "int64_t",
-      "M, N, K tile sizes of the block of C kept in cache",
-      "llvm::cl::list_init<int64_t>({128, 256, 256})">,
-    ListOption<"registerTiles", "register-tiles", "int64_t",
-      "M, N, K tile sizes of the block of C kept in vector registers (N a "
-      "multiple of the vector width)",
-      "llvm::cl::list_init<int64_t>({8, 32, 8})">,
-    Option<"threads", "threads", "int64_t", /*default=*/"0",
-      "Threads that split the columns or rows of large matmuls, the images "
-      "of large convolutions and large elementwise ops (0: one per hardware "
-      "thread; 1: no scf.forall)">,
-    Option<"packB", "pack-b", "bool", /*default=*/"true",
-      "Copy B into panels laid out in the order the register tiles read "
-      "them, once per column of blocks of C, when each thread's part of B "
-      "has 256K floats or more and of A 64 rows or more">,
-    Option<"fuseConsumers", "fuse-consumers", "bool", /*default=*/"true",
-      "Compute the elementwise consumers of each matmul (bias, activation, "
-      "residual) block by block of C, inside the matmul's loops">,
   ];
 }
 

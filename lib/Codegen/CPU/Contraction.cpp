@@ -1,0 +1,325 @@
+//===- Contraction.cpp - Matmuls for CPUs ---------------------------------===//
+//
+// The contraction family: C(m, n) += A(m, k) * B(k, n), a linalg.matmul or a
+// generic of the same form. Its strategy, `contraction.blocked`, tiles C
+// twice, for the cache (blocks of C, columns outer, that stay in L2 while K
+// streams) and for the registers (a block of C held in vector registers
+// across the loop over K), and vectorizes the register tile into outer
+// products, i.e. FMAs on vectors of N; a large B is first copied into panels
+// in the order the register tiles read it, and large matmuls are split
+// across threads. A chain of elementwise ops consuming the matmul's result
+// (bias, activation) is computed per block of C, inside the matmul's loops,
+// while the block is in cache.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Families.h"
+#include "TransformBuilders.h"
+
+#include "lighthouse/Transforms/Vectorizable.h"
+
+#include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/TransformOps/MemRefTransformOps.h"
+#include "mlir/Dialect/SCF/TransformOps/SCFTransformOps.h"
+#include "mlir/Dialect/Tensor/TransformOps/TensorTransformOps.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "mlir/Dialect/Transform/IR/TransformTypes.h"
+
+using namespace mlir;
+
+namespace lighthouse::cpu {
+
+/// Multiply-adds below which a matmul runs on one thread: waking the others
+/// costs tens of microseconds, as much as ~2M multiply-adds on one core.
+constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
+
+/// When a matmul copies B into panels: from half of L2 in floats of B per
+/// thread, read in place (2^18 floats with the 2 MB L2 of the machines
+/// measured), B no longer stays in L2 and its rows span more pages than the
+/// TLB holds. Measured with bench/matmul.py on two threads, in panels vs in
+/// place: 512^3 (128K floats a thread) 0.71-0.74 vs 0.73-0.78 of torch's
+/// speed; 1024^3 (512K) 0.76-0.77 vs 0.44-0.50; 2048^3 0.81-0.84 vs
+/// 0.34-0.55.
+static int64_t minPackedFloats(const CPUTarget &target) {
+  return target.l2Bytes / 2 / 4;
+}
+/// And from this many rows of A per thread: the copy costs about as much as
+/// 5/M of the matmul.
+constexpr int64_t kMinPackedRows = 64;
+
+/// The loops of C(m, n) += A(m, k) * B(k, n) in the op's iteration space.
+constexpr unsigned kM = 0, kN = 1, kK = 2;
+
+/// Whether `op` is a contraction in the canonical form the strategy takes:
+/// one M, N and K loop, in that order, and A, B, C read as (m, k), (k, n),
+/// (m, n).
+static bool isCanonicalMatmul(linalg::LinalgOp op) {
+  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || !dims->batch.empty() || dims->m.size() != 1 ||
+      dims->n.size() != 1 || dims->k.size() != 1 || dims->m[0] != kM ||
+      dims->n[0] != kN || dims->k[0] != kK)
+    return false;
+  MLIRContext *context = op.getContext();
+  AffineExpr m, n, k;
+  bindDims(context, m, n, k);
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    return AffineMap::get(3, 0, results, context);
+  };
+  return op.getIndexingMapsArray() ==
+         SmallVector<AffineMap>{map({m, k}), map({k, n}), map({m, n})};
+}
+
+/// Whether `generic`, reading `use` (a matmul's result, or the previous
+/// consumer's), can be computed tile by tile inside the matmul's loops: it
+/// is elementwise over the same 2-D iteration space and reads `use` element
+/// for element, and its result does not depend on its init.
+static bool isTileableConsumer(linalg::GenericOp generic, OpOperand &use) {
+  auto linalgOp = cast<linalg::LinalgOp>(generic.getOperation());
+  if (!generic.hasPureTensorSemantics() || generic.getNumResults() != 1 ||
+      generic.getNumLoops() != 2 || !linalg::isElementwise(linalgOp) ||
+      !linalgOp.hasOnlyProjectedPermutations() || !generic.isDpsInput(&use) ||
+      !generic.getMatchingIndexingMap(&use).isIdentity() ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity() ||
+      generic.getResult(0).getType() != use.get().getType() ||
+      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+    return false;
+  return !staysScalar(generic);
+}
+
+/// The elementwise generics that consume `matmul`'s result one after the
+/// other (bias, activation, residual), each the only user of the previous
+/// result, and not claimed by another matmul (x @ W1 + h @ W2): the
+/// strategy computes them per block of C, while it is in cache, instead of
+/// in passes of their own over all of C.
+static SmallVector<Operation *> elementwiseConsumers(linalg::LinalgOp matmul) {
+  SmallVector<Operation *> consumers;
+  Value current = matmul->getResult(0);
+  while (current.hasOneUse()) {
+    OpOperand &use = *current.use_begin();
+    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!generic || generic->hasAttr(kStrategyAttrName) ||
+        !isTileableConsumer(generic, use))
+      break;
+    consumers.push_back(generic);
+    current = generic.getResult(0);
+  }
+  return consumers;
+}
+
+std::optional<Strategy> selectContraction(linalg::LinalgOp op,
+                                          const SelectionContext &context,
+                                          SmallVectorImpl<Operation *> &fused) {
+  if (!op.hasPureTensorSemantics() || !isCanonicalMatmul(op))
+    return std::nullopt;
+  auto lhs = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  auto rhs = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  if (!lhs || !rhs || lhs.isDynamicDim(1) || !rhs.hasStaticShape())
+    return std::nullopt;
+  ArrayRef<int64_t> registerTiles = context.registerTiles;
+  int64_t sizes[3] = {lhs.getDimSize(0), rhs.getDimSize(1), lhs.getDimSize(1)};
+  Strategy strategy(StrategyKind::ContractionBlocked);
+  // A dynamic M (a batch, say) is tiled for the registers only, on one
+  // thread.
+  strategy.peelRows = lhs.isDynamicDim(0);
+  if (strategy.peelRows)
+    sizes[kM] = registerTiles[kM];
+  strategy.fillC = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>() &&
+                   op.getDpsInits()[0].hasOneUse();
+  // Threads split N or M, each into whole register tiles. Each thread reads
+  // all of A and its columns of B, or all of B and its rows of A: split N
+  // when it is the larger (a B copied into panels is then copied once in
+  // all, each thread its own columns), else M.
+  int64_t threads = context.target.threads;
+  if (threads > 1 && !strategy.peelRows &&
+      sizes[kM] * sizes[kN] * sizes[kK] >= kMinThreadedWork) {
+    unsigned order[2] = {kN, kM};
+    if (sizes[kM] > sizes[kN])
+      std::swap(order[0], order[1]);
+    for (unsigned dim : order) {
+      if (sizes[dim] % (threads * registerTiles[dim]))
+        continue;
+      strategy.threads.assign(2, 0);
+      strategy.threads[dim] = sizes[dim] / threads;
+      sizes[dim] = strategy.threads[dim];
+      break;
+    }
+  }
+  for (unsigned i : {kM, kN, kK}) {
+    int64_t registers = registerTiles[i];
+    if (sizes[i] % registers)
+      return std::nullopt;
+    // The largest multiple of the register tile up to the cache tile that
+    // divides the size.
+    int64_t cache =
+        std::min(context.cacheTiles[i], sizes[i]) / registers * registers;
+    while (cache > 0 && sizes[i] % cache)
+      cache -= registers;
+    if (cache == 0)
+      return std::nullopt;
+    strategy.cache.push_back(cache);
+    strategy.registers.push_back(registers);
+  }
+  // Blocks of C: a dynamic M is not tiled.
+  if (strategy.peelRows)
+    strategy.cache[kM] = 0;
+  // The pads that copy B take a zero of each operand's element type; types
+  // without a zero attribute (complex) read B in place.
+  Builder builder(op.getContext());
+  strategy.packB =
+      context.packB && !strategy.peelRows && sizes[kM] >= kMinPackedRows &&
+      sizes[kN] * sizes[kK] >= minPackedFloats(context.target) &&
+      llvm::all_of(op->getOperandTypes(), [&](Type type) {
+        return builder.getZeroAttr(getElementTypeOrSelf(type)) != nullptr;
+      });
+  if (context.fuseConsumers) {
+    SmallVector<Operation *> consumers = elementwiseConsumers(op);
+    strategy.consumers = consumers.size();
+    fused.append(consumers);
+    // The consumers in a block: rows of vectors.
+    if (int64_t width =
+            consumers.empty() ? 0 : rowVectorWidth(strategy.cache[kN]))
+      strategy.vector = {1, width};
+  }
+  return strategy;
+}
+
+LogicalResult verifyContraction(Operation *op, const Strategy &strategy) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !isCanonicalMatmul(linalgOp))
+    return op->emitError() << "contraction.blocked takes a matmul C(m, n) += "
+                              "A(m, k) * B(k, n)";
+  if (strategy.registers.size() != 3 || strategy.cache.size() != 3 ||
+      llvm::is_contained(strategy.registers, 0))
+    return op->emitError() << "contraction.blocked takes 3 cache sizes and 3 "
+                              "nonzero register sizes (M, N, K)";
+  Value current = op->getResult(0);
+  for (int64_t i = 0; i < strategy.consumers; ++i) {
+    if (!current.hasOneUse() ||
+        !isa<linalg::GenericOp>(current.use_begin()->getOwner()))
+      return op->emitError()
+             << "contraction.blocked names " << strategy.consumers
+             << " consumers; the chain of single-use generics has " << i;
+    current = current.use_begin()->getOwner()->getResult(0);
+  }
+  return success();
+}
+
+/// Fuses `producers` (each the producer of the one before) into `loop`, in
+/// order; they then name the fused ops, and the loop is returned. With
+/// `resolveSizesIn`, sizes in the loops are first made to read the
+/// operands' (with a dynamic M, they are read off the producers' results,
+/// tensor.dim, and the producer would be cloned whole into the loop).
+static Value fuseProducers(ImplicitLocOpBuilder &b,
+                           MutableArrayRef<tx::Handle> producers, Value loop,
+                           Value resolveSizesIn) {
+  for (tx::Handle &producer : producers) {
+    if (resolveSizesIn)
+      tx::applyPatterns(b, resolveSizesIn, [](ImplicitLocOpBuilder &p) {
+        transform::ApplyResolveRankedShapedTypeResultDimsPatternsOp::create(p);
+      });
+    std::tie(producer, loop) = tx::fuseInto(b, producer, loop);
+  }
+  return loop;
+}
+
+/// The root, the last consumer or else the matmul, is tiled for threads,
+/// then into blocks of C, columns outer and rows inner; the ops it depends
+/// on are fused into those loops, producer after producer. In a block, the
+/// matmul loops over K, then over register tiles. With `packB`, the columns
+/// of B a column of blocks reads are copied, before its rows, into panels
+/// of one register tile's width laid out in the order the register tiles
+/// read them (the pad of the register tile's B, hoisted out of five loops):
+/// every block of rows then reads B in order, a page at a time, rather than
+/// one row of B per page.
+void buildContraction(const BuildContext &context) {
+  ImplicitLocOpBuilder &b = context.builder;
+  const Strategy &strategy = context.strategy;
+  tx::Handle matmul = context.root;
+  tx::Handle function = tx::parentFunction(b, matmul);
+  // What the root depends on, each op the producer of the one before: the
+  // other consumers, last first, the matmul (unless it is the root), and
+  // the fill of C.
+  SmallVector<tx::Handle> chain = {matmul};
+  for (int64_t i = 0; i < strategy.consumers; ++i)
+    chain.push_back(tx::consumersOf(b, chain.back(), 0));
+  tx::Handle root = chain.back();
+  SmallVector<tx::Handle> producers(llvm::reverse(ArrayRef(chain).drop_back()));
+  if (strategy.fillC)
+    producers.push_back(tx::producerOf(b, matmul, 2));
+  Value resolveSizesIn =
+      strategy.peelRows && strategy.consumers ? function : Value();
+  if (!strategy.threads.empty()) {
+    // An scf.forall over parts of C, one per thread; each thread computes
+    // its part of everything fused, the fill of C included.
+    tx::Tiled parts =
+        tx::tileForThreads(b, root, ArrayRef(strategy.threads).take_front(2));
+    fuseProducers(b, producers, parts.loops[0], resolveSizesIn);
+    root = parts.op;
+  }
+  // Blocks of C: columns outer, rows inner (a dynamic M is not tiled).
+  ArrayRef<int64_t> cache = strategy.cache;
+  SmallVector<int64_t> interchange;
+  if (cache[0])
+    interchange = {1, 0};
+  tx::Tiled blocks =
+      tx::tileWithLoops(b, root, cache.take_front(2), interchange);
+  fuseProducers(b, producers, blocks.loops.back(), resolveSizesIn);
+  tx::Handle block =
+      strategy.consumers ? producers[strategy.consumers - 1] : blocks.op;
+  tx::Handle kBlock = tx::tileWithLoops(b, block, {0, 0, cache[2]}).op;
+  tx::Tiled registers = tx::tileWithLoops(b, kBlock, strategy.registers);
+  tx::Handle registerTile = registers.op;
+  if (strategy.packB) {
+    // B's slice, taken in the rows loop, moves above it, and slices of
+    // slices become one, so that the pad of B reads what is defined above
+    // the five loops it is hoisted out of (registers, K, rows of blocks).
+    transform::ApplyLoopInvariantCodeMotionOp::create(b, blocks.loops[1]);
+    tx::applyPatterns(b, function, [](ImplicitLocOpBuilder &p) {
+      transform::ApplyMergeConsecutiveInsertExtractSlicePatternsOp::create(p);
+    });
+    SmallVector<Attribute> zeros;
+    for (Type type : context.op->getOperandTypes())
+      zeros.push_back(b.getZeroAttr(getElementTypeOrSelf(type)));
+    Type anyOp = transform::AnyOpType::get(b.getContext());
+    auto padded = transform::PadOp::create(
+        b, anyOp, anyOp, anyOp, registerTile, b.getArrayAttr(zeros),
+        b.getI64ArrayAttr({0, 1, 2}), ValueRange(), ArrayRef<int64_t>(),
+        b.getI64ArrayAttr({0, 1, 0}), /*transpose_paddings=*/nullptr,
+        /*copy_back_op=*/"none");
+    tx::Handle panelCopy = tx::producerOf(b, padded.getPadded(), 1);
+    tx::Handle panels =
+        transform::HoistPadOp::create(b, anyOp, panelCopy, 5).getTransformed();
+    tx::vectorize(b, panels, {strategy.registers[kK], strategy.registers[kN]});
+    registerTile = padded.getPadded();
+  }
+  if (!strategy.peelRows) {
+    tx::vectorize(b, registerTile);
+  } else {
+    // Rows of a dynamic count: the loop over register tiles of rows is
+    // peeled into whole tiles, vectorized, and a last partial one, left to
+    // loops.
+    Type anyOp = transform::AnyOpType::get(b.getContext());
+    tx::Handle rows = transform::CastOp::create(
+        b, transform::OperationType::get(b.getContext(), "scf.for"),
+        registers.loops[0]);
+    auto peeled = transform::LoopPeelOp::create(b, anyOp, anyOp, rows);
+    tx::Handle whole = tx::match(b, peeled.getPeeledLoop(),
+                                 context.op->getName().getStringRef());
+    tx::vectorize(b, whole, strategy.registers);
+  }
+  if (strategy.vector.empty())
+    return;
+  // The consumers in a block, each in rows of vectors.
+  SmallVector<tx::Handle> inBlock = {blocks.op};
+  inBlock.append(producers.begin(), producers.begin() + strategy.consumers - 1);
+  for (tx::Handle consumer : inBlock)
+    tx::vectorize(b, tx::tileWithLoops(b, consumer, strategy.vector).op);
+}
+
+} // namespace lighthouse::cpu

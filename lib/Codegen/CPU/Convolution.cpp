@@ -1,0 +1,243 @@
+//===- Convolution.cpp - Convolutions and poolings for CPUs ---------------===//
+//
+// The convolution family: convolutions and poolings (linalg's
+// ConvolutionOpInterface). 2-D NCHW convolutions and poolings with a stride
+// of 1 or 2 along the rows are tiled into blocks of channels by one or two
+// output rows of pixels for the register kernel of WindowRows.h
+// (`convolution.rows`); others into single output rows, decomposed into
+// 1-D windows and vectorized along the row (`convolution.windows`); either
+// is split across threads by images when the batch is large, else within
+// the image when one image is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Families.h"
+#include "TransformBuilders.h"
+#include "WindowRows.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace lighthouse::cpu {
+
+/// Multiply-adds (or comparisons) below which a convolution or pooling runs
+/// on one thread: waking the others costs tens of microseconds, as much as
+/// ~2M multiply-adds on one core.
+constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
+
+/// Whether `op` is a convolution or pooling in a layout the strategies
+/// take: 2-D NCHW convolutions (FCHW filters), max and sum poolings.
+static bool isNchwWindow(linalg::LinalgOp op) {
+  return linalg::isaConvolutionOpInterface(op) &&
+         isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
+             linalg::PoolingNchwSumOp>(op.getOperation());
+}
+
+/// The tile sizes of one output row of a block of channels for the
+/// convolution or pooling `op`, or none for shapes the windows strategy
+/// does not handle.
+static std::optional<SmallVector<int64_t>> windowTiles(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics())
+    return std::nullopt;
+  // Static but for the batch, which is tiled by 1.
+  auto output = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  if (!isStaticButBatch(output) ||
+      !llvm::all_of(op.getDpsInputs(), [&](Value input) {
+        return isStaticButBatch(input.getType()) ||
+               cast<ShapedType>(input.getType()).hasStaticShape();
+      }))
+    return std::nullopt;
+  int64_t channels = output.getDimSize(1), width = output.getDimSize(3);
+  int64_t channelTile = channels <= 16 ? channels : channels % 8 == 0 ? 8 : 0;
+  int64_t widthTile = width <= 64 ? width : width % 16 == 0 ? 16 : 0;
+  if (!channelTile || !widthTile)
+    return std::nullopt;
+  // Iteration spaces: conv (n, f, oh, ow, c, kh, kw), pooling (n, c, oh, ow,
+  // kh, kw); 1-D windows need unit oh and kh.
+  if (isa<linalg::Conv2DNchwFchwOp>(op))
+    return SmallVector<int64_t>{1, channelTile, 1, widthTile, 0, 1, 0};
+  return SmallVector<int64_t>{1, channelTile, 1, widthTile, 1, 0};
+}
+
+/// The strategy's kind and its tiles of registers, without threads: blocks
+/// of the register kernel when it takes the op, else rows of 1-D windows.
+static std::optional<Strategy> windowPlan(linalg::LinalgOp op,
+                                          const CPUTarget &target) {
+  if (std::optional<WindowRowTile> block = windowRowTile(op, target)) {
+    // Iteration spaces: conv (n, f, oh, ow, c, kh, kw), pooling (n, c, oh,
+    // ow, kh, kw); the block's loops, the others untiled.
+    Strategy strategy(StrategyKind::ConvolutionRows);
+    strategy.registers.assign(op.getNumLoops(), 0);
+    strategy.registers[0] = 1;
+    strategy.registers[1] = block->channels;
+    strategy.registers[2] = block->rows;
+    strategy.registers[3] = block->pixels;
+    return strategy;
+  }
+  if (std::optional<SmallVector<int64_t>> tiles = windowTiles(op)) {
+    Strategy strategy(StrategyKind::ConvolutionWindows);
+    strategy.registers = *tiles;
+    return strategy;
+  }
+  return std::nullopt;
+}
+
+/// Multiply-adds (or comparisons) per image of a convolution or pooling:
+/// its static iteration space but the batch.
+static int64_t workPerImage(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t work = 1;
+  for (int64_t range : ArrayRef(ranges).drop_front())
+    work *= ShapedType::isDynamic(range) ? 1 : range;
+  return work;
+}
+
+/// The images from which a convolution or pooling is split across
+/// `threads` threads: enough work for each, and an image for each.
+static int64_t minThreadedBatch(linalg::LinalgOp op, int64_t threads) {
+  int64_t perImage = std::max<int64_t>(workPerImage(op), 1);
+  return std::max(threads, (kMinThreadedWork + perImage - 1) / perImage);
+}
+
+/// Splits `strategy` across `threads` threads: by images when the batch
+/// holds enough work for each (or `largeBatch` says it does); else, when one
+/// image does (batch 1 of a large network), by blocks of output channels (if
+/// they divide evenly among the threads) or by output rows, whichever has
+/// each thread read less, rows in parts of ceil(rows / threads) (then the
+/// blocks of rows are kept only if they divide every part: blocks must be
+/// static); else not at all.
+static void splitAcrossThreads(linalg::LinalgOp op, Strategy &strategy,
+                               int64_t threads, bool largeBatch) {
+  if (threads < 2)
+    return;
+  SmallVector<int64_t> split(op.getNumLoops(), 0);
+  auto output = cast<ShapedType>(op.getDpsInits()[0].getType());
+  if (largeBatch || (!output.isDynamicDim(0) &&
+                     output.getDimSize(0) >= minThreadedBatch(op, threads))) {
+    split[0] = threads;
+    strategy.threadCounts = split;
+    return;
+  }
+  if (workPerImage(op) < kMinThreadedWork)
+    return;
+  // Loops 1 and 2 are the output channels and rows of a convolution
+  // (n, f, oh, ...) and of a pooling (n, c, oh, ...). Each thread reads the
+  // whole image and its part of the filters, or its part of the image and
+  // the whole filters: the split reading less is taken.
+  auto elements = [](Value value) {
+    ArrayRef<int64_t> shape = cast<ShapedType>(value.getType()).getShape();
+    return llvm::product_of(shape.drop_front());
+  };
+  int64_t image = elements(op.getDpsInputs()[0]),
+          filters =
+              elements(op.getDpsInputs()[1]) *
+              cast<ShapedType>(op.getDpsInputs()[1].getType()).getDimSize(0);
+  int64_t rows = output.getDimSize(2);
+  bool channelsDivide =
+      output.getDimSize(1) % (threads * strategy.registers[1]) == 0;
+  if (channelsDivide &&
+      (rows < 2 || image + filters / threads <= image / threads + filters)) {
+    split[1] = threads;
+    strategy.threadCounts = split;
+    return;
+  }
+  if (rows < 2)
+    return;
+  int64_t part = llvm::divideCeil(rows, std::min(threads, rows));
+  if (rows % part != 0 || part % strategy.registers[2] != 0)
+    strategy.registers[2] = 1;
+  split[2] = part;
+  strategy.threads = split;
+}
+
+static std::optional<Strategy>
+select(linalg::LinalgOp op, const SelectionContext &context, bool largeBatch) {
+  if (!isNchwWindow(op))
+    return std::nullopt;
+  std::optional<Strategy> strategy = windowPlan(op, context.target);
+  if (strategy)
+    splitAcrossThreads(op, *strategy, context.target.threads, largeBatch);
+  return strategy;
+}
+
+std::optional<Strategy> selectConvolution(linalg::LinalgOp op,
+                                          const SelectionContext &context) {
+  return select(op, context, /*largeBatch=*/false);
+}
+
+/// Replaces each convolution and pooling with a dynamic batch by two copies
+/// in an scf.if on the batch size: the one taken from minThreadedBatch
+/// images on is split across threads by images; the other is split within
+/// images when one image holds enough work, else runs on one thread, as
+/// small batches of small images wake no thread. Both get their strategy.
+void versionOnBatchSize(ModuleOp module, const SelectionContext &context) {
+  int64_t threads = context.target.threads;
+  if (threads < 2)
+    return;
+  SmallVector<linalg::LinalgOp> windows;
+  module.walk([&](linalg::LinalgOp op) {
+    if (isNchwWindow(op) &&
+        cast<ShapedType>(op.getDpsInits()[0].getType()).isDynamicDim(0) &&
+        windowPlan(op, context.target))
+      windows.push_back(op);
+  });
+  for (linalg::LinalgOp op : windows) {
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    Value batch = tensor::DimOp::create(builder, loc, op.getDpsInits()[0], 0);
+    Value large =
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, batch,
+                              arith::ConstantIndexOp::create(
+                                  builder, loc, minThreadedBatch(op, threads)));
+    auto branch = scf::IfOp::create(builder, loc, op->getResultTypes(), large,
+                                    /*withElseRegion=*/true);
+    for (Block *block : {branch.thenBlock(), branch.elseBlock()}) {
+      builder.setInsertionPointToStart(block);
+      auto copy = cast<linalg::LinalgOp>(builder.clone(*op));
+      setStrategy(copy, *select(copy, context, block == branch.thenBlock()));
+      scf::YieldOp::create(builder, loc, copy->getResults());
+    }
+    op->replaceAllUsesWith(branch.getResults());
+    op->erase();
+  }
+}
+
+/// Splits the op across threads, then tiles it into blocks; the register
+/// kernel computes blocks of `convolution.rows` after the transforms (see
+/// runConvolutionKernels); blocks of `convolution.windows` are decomposed
+/// into 1-D windows and vectorized along the row.
+void buildConvolution(const BuildContext &context) {
+  ImplicitLocOpBuilder &b = context.builder;
+  const Strategy &strategy = context.strategy;
+  tx::Handle parts = context.root;
+  if (!strategy.threads.empty())
+    parts = tx::tileForThreads(b, parts, strategy.threads).op;
+  else if (!strategy.threadCounts.empty())
+    parts = tx::splitForThreads(b, parts, strategy.threadCounts).op;
+  tx::Handle rows = tx::tileWithLoops(b, parts, strategy.registers).op;
+  if (strategy.kind == StrategyKind::ConvolutionWindows)
+    tx::vectorize(b, tx::decompose(b, rows));
+}
+
+void runConvolutionKernels(ModuleOp module, const CPUTarget &target) {
+  // The blocks carry their op's strategy (tiling clones attributes); an op
+  // whose tiling failed keeps its shape, which the kernel turns down: loops.
+  SmallVector<linalg::LinalgOp> blocks;
+  module.walk([&](linalg::LinalgOp op) {
+    auto strategy = op->getAttrOfType<DictionaryAttr>(kStrategyAttrName);
+    if (strategy && strategy.get("kind") ==
+                        StringAttr::get(op.getContext(),
+                                        stringifyStrategyKind(
+                                            StrategyKind::ConvolutionRows)))
+      blocks.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp block : blocks)
+    (void)vectorizeWindowRows(rewriter, block, target);
+}
+
+} // namespace lighthouse::cpu

@@ -1,0 +1,76 @@
+//===- Families.h - The op families of the CPU code generator ---*- C++ -*-===//
+//
+// Each op family has a file of its own holding its policy (`select...`: the
+// strategy for one op of the family, or none to leave it to loops) and the
+// builders of its strategy kinds (`build...`: the transform ops that apply a
+// strategy to one op). SelectStrategy.cpp dispatches ops to the policies by
+// family; ApplyStrategy.cpp dispatches strategies to the builders by kind.
+// Adding a family is a file here, a dispatch case in each, and a test.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIGHTHOUSE_LIB_CODEGEN_CPU_FAMILIES_H
+#define LIGHTHOUSE_LIB_CODEGEN_CPU_FAMILIES_H
+
+#include "lighthouse/Codegen/CPU/Strategy.h"
+#include "lighthouse/Codegen/CPU/Target.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <optional>
+
+namespace lighthouse::cpu {
+
+/// What every policy reads: the target and the pass's options.
+struct SelectionContext {
+  CPUTarget target;
+  /// Contractions: M, N, K tile sizes of blocks in cache and in registers.
+  llvm::SmallVector<int64_t, 3> cacheTiles, registerTiles;
+  bool packB = true;
+  bool fuseConsumers = true;
+};
+
+/// What every builder gets: the handle of the op its strategy is on (the
+/// root of the transforms), the op itself (read for what the strategy leaves
+/// to the IR: the op's name, its element types), and the strategy.
+struct BuildContext {
+  mlir::ImplicitLocOpBuilder &builder;
+  mlir::Value root;
+  mlir::Operation *op;
+  const Strategy &strategy;
+};
+
+// Contractions (Contraction.cpp). `fused` receives the consumers computed
+// inside the contraction's loops, which get no strategy of their own.
+std::optional<Strategy>
+selectContraction(mlir::linalg::LinalgOp op, const SelectionContext &context,
+                  llvm::SmallVectorImpl<mlir::Operation *> &fused);
+mlir::LogicalResult verifyContraction(mlir::Operation *op,
+                                      const Strategy &strategy);
+void buildContraction(const BuildContext &context);
+
+// Convolutions and poolings (Convolution.cpp). Selection first versions
+// convolutions with a dynamic batch on its size (`versionOnBatchSize`).
+void versionOnBatchSize(mlir::ModuleOp module, const SelectionContext &context);
+std::optional<Strategy> selectConvolution(mlir::linalg::LinalgOp op,
+                                          const SelectionContext &context);
+void buildConvolution(const BuildContext &context);
+/// Runs the register kernel on the blocks of ConvolutionRows strategies.
+void runConvolutionKernels(mlir::ModuleOp module, const CPUTarget &target);
+
+// Elementwise ops (Elementwise.cpp).
+std::optional<Strategy> selectElementwise(mlir::linalg::LinalgOp op,
+                                          const SelectionContext &context);
+void buildElementwise(const BuildContext &context);
+
+/// The elements of a row of `size` vectorized at a time: all of them up to
+/// 64 (a few vector registers), else the largest power of two from 64 down
+/// to 8 that divides the row; 0 when that is under 8. Small vectors keep the
+/// code small: LLVM's time grows with the code it gets.
+int64_t rowVectorWidth(int64_t size);
+
+} // namespace lighthouse::cpu
+
+#endif // LIGHTHOUSE_LIB_CODEGEN_CPU_FAMILIES_H

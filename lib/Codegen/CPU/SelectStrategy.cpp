@@ -1,0 +1,96 @@
+//===- SelectStrategy.cpp - Choose a strategy per op ----------------------===//
+//
+// `lighthouse-cpu-select-strategy` classifies each linalg op by family
+// through Linalg's interfaces and records the strategy its family's policy
+// chooses (Families.h). Dispatch only: the policies are in the family
+// files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Families.h"
+
+#include "lighthouse/Codegen/CPU/Passes.h"
+#include "lighthouse/Transforms/Vectorizable.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+namespace lighthouse {
+
+#define GEN_PASS_DEF_CPUSELECTSTRATEGY
+#include "lighthouse/Codegen/CPU/Passes.h.inc"
+
+namespace {
+
+using namespace cpu;
+
+class CPUSelectStrategyPass
+    : public impl::CPUSelectStrategyBase<CPUSelectStrategyPass> {
+public:
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<SelectionContext> context = selectionContext(module);
+    if (failed(context))
+      return signalPassFailure();
+    versionOnBatchSize(module, *context);
+    Strategy fusedStrategy(StrategyKind::Fused);
+    module.walk([&](linalg::LinalgOp op) {
+      // Ops that stay scalar, and ops with a strategy already: fused into
+      // an earlier op's, or chosen with the versions of their batch.
+      if (staysScalar(op) || op->hasAttr(kStrategyAttrName))
+        return;
+      std::optional<Strategy> strategy;
+      SmallVector<Operation *> fused;
+      // A contraction reduces: `a * b + c` elementwise has the body of one.
+      if (linalg::isaContractionOpInterface(op) && op.getNumReductionLoops())
+        strategy = selectContraction(op, *context, fused);
+      else if (linalg::isaConvolutionOpInterface(op))
+        strategy = selectConvolution(op, *context);
+      else if (linalg::isElementwise(op))
+        strategy = selectElementwise(op, *context);
+      if (!strategy)
+        return;
+      setStrategy(op, *strategy);
+      for (Operation *consumer : fused)
+        setStrategy(consumer, fusedStrategy);
+    });
+  }
+
+private:
+  FailureOr<SelectionContext> selectionContext(ModuleOp module) {
+    auto positive = [](int64_t size) { return size > 0; };
+    if (cacheTiles.size() != 3 || !llvm::all_of(cacheTiles, positive) ||
+        (!registerTiles.empty() &&
+         (registerTiles.size() != 3 || !llvm::all_of(registerTiles, positive))))
+      return module.emitError(
+          "lighthouse-cpu-select-strategy: cache-tiles and register-tiles "
+          "take three positive sizes each (M, N, K)");
+    FailureOr<CPUTarget> resolved = resolveTarget(module, target, threads);
+    if (failed(resolved))
+      return failure();
+    SelectionContext context;
+    context.target = *resolved;
+    context.cacheTiles.assign(cacheTiles.begin(), cacheTiles.end());
+    // Register tiles of 8 rows by two f32 vector registers by 8 of K: 16
+    // accumulators of 32 (AVX-512), whose FMAs hide each other's latency.
+    if (registerTiles.empty())
+      context.registerTiles = {
+          8, 2 * resolved->elementsPerRegister(Float32Type::get(&getContext())),
+          8};
+    else
+      context.registerTiles.assign(registerTiles.begin(), registerTiles.end());
+    context.packB = packB;
+    context.fuseConsumers = fuseConsumers;
+    return context;
+  }
+};
+
+} // namespace
+
+} // namespace lighthouse
