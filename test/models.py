@@ -118,25 +118,40 @@ def onnx_conv_pool(opset):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
-def matmul_mlir(m, n, k):
+def matmul_mlir(m, n, k, generic=False):
     """linalg-on-tensors IR of @main(A: MxK, B: KxN) -> A @ B, in f32; M is
-    dynamic when `m` is None."""
+    dynamic when `m` is None; a linalg.generic instead of a linalg.matmul
+    with `generic`."""
     rows = "?" if m is None else m
     empty = (
         f"tensor.empty() : tensor<{m}x{n}xf32>"
         if m is not None
         else f"tensor.empty(%rows) : tensor<?x{n}xf32>"
     )
+    types = f"tensor<{rows}x{k}xf32>, tensor<{k}x{n}xf32>"
+    result = f"tensor<{rows}x{n}xf32>"
+    if generic:
+        matmul = f"""linalg.generic {{
+      indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                       affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%a, %b : {types}) outs(%acc : {result}) {{
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %p = arith.mulf %x, %y : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }} -> {result}"""
+    else:
+        matmul = f"linalg.matmul ins(%a, %b : {types}) outs(%acc : {result}) -> {result}"
     return f"""
-func.func @main(%a: tensor<{rows}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{rows}x{n}xf32> {{
+func.func @main(%a: tensor<{rows}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> {result} {{
   %zero = arith.constant 0.0 : f32
   %c0 = arith.constant 0 : index
   %rows = tensor.dim %a, %c0 : tensor<{rows}x{k}xf32>
   %init = {empty}
-  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<{rows}x{n}xf32>) -> tensor<{rows}x{n}xf32>
-  %c = linalg.matmul ins(%a, %b : tensor<{rows}x{k}xf32>, tensor<{k}x{n}xf32>)
-                     outs(%acc : tensor<{rows}x{n}xf32>) -> tensor<{rows}x{n}xf32>
-  return %c : tensor<{rows}x{n}xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : {result}) -> {result}
+  %c = {matmul}
+  return %c : {result}
 }}
 """
 

@@ -280,8 +280,10 @@ def test_other_settings_match_eager(compiled_models, name, pipeline, unroll_loop
         "dynamic-rows",
     ],
 )
-def test_fast_pipeline_matmul(m, n, k):
-    compiled = compile_module(models.matmul_mlir(m, n, k), pipeline="fast")
+@pytest.mark.parametrize("generic", [False, True], ids=["named", "generic"])
+def test_fast_pipeline_matmul(m, n, k, generic):
+    # A linalg.generic of the matmul's form takes the matmul's strategy.
+    compiled = compile_module(models.matmul_mlir(m, n, k, generic), pipeline="fast")
     rng = np.random.default_rng(n + k)
     b = rng.standard_normal((k, n), dtype=np.float32)
     # Dynamic rows: none, a partial register tile, whole ones, both.

@@ -74,6 +74,9 @@ private:
     FailureOr<CPUTarget> resolved = resolveTarget(module, target, threads);
     if (failed(resolved))
       return failure();
+    // What the strategies were chosen for is what the passes after read
+    // (the register kernel's bounds).
+    module->setAttr(kTargetAttrName, resolved->toAttr(&getContext()));
     SelectionContext context;
     context.target = *resolved;
     context.cacheTiles.assign(cacheTiles.begin(), cacheTiles.end());

@@ -51,7 +51,9 @@ def CPUSelectStrategy : Pass<"lighthouse-cpu-select-strategy",
     per level (threads, cache, registers, vector). Nothing is transformed
     but for convolutions with a dynamic batch, which are versioned on the
     batch size (the copy for large batches splits images across threads).
-    Ops no policy takes get no strategy, and are left to loops.
+    Ops no policy takes get no strategy, and are left to loops. The target
+    selected for (the options' over the module's) is recorded on the module
+    for the passes after.
 
     ```mlir
     // lh-opt --lighthouse-cpu-select-strategy="target=avx512 threads=2"

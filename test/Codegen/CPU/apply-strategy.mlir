@@ -1,0 +1,85 @@
+// Strategies written by hand, applied without selection: each kind's builder
+// alone, and the errors of strategies that do not fit their op.
+// RUN: lh-opt %s --split-input-file --lighthouse-cpu-apply-strategy --verify-diagnostics | FileCheck %s
+
+// Rows of 16 of a 4x32 elementwise op: tiled into 1x16 rows, vectorized, and
+// the strategy removed.
+// CHECK-LABEL: func.func @rows
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<1x16xf32>
+// CHECK: math.exp {{.*}} : vector<1x16xf32>
+// CHECK-NOT: lighthouse.strategy
+#id = affine_map<(i, j) -> (i, j)>
+func.func @rows(%x: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  %e = tensor.empty() : tensor<4x32xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x32xf32>) outs(%e : tensor<4x32xf32>)
+      attrs = {lighthouse.strategy = {kind = "elementwise.rows", vector = array<i64: 1, 16>}} {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<4x32xf32>
+  return %r : tensor<4x32xf32>
+}
+
+// -----
+
+// A matmul in register tiles of 4x16x4 inside one 16x32 block of C: FMAs on
+// vectors of 16.
+// CHECK-LABEL: func.func @matmul
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+func.func @matmul(%a: tensor<16x8xf32>, %b: tensor<8x32xf32>, %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %r = linalg.matmul {lighthouse.strategy = {kind = "contraction.blocked", cache = array<i64: 16, 32, 8>, registers = array<i64: 4, 16, 4>}}
+      ins(%a, %b : tensor<16x8xf32>, tensor<8x32xf32>) outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
+}
+
+// -----
+
+func.func @unknown_kind(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{lighthouse.strategy: unknown kind 'tiles'}}
+  %r = linalg.add {lighthouse.strategy = {kind = "tiles"}} ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%y : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @too_many_sizes(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{lighthouse.strategy: 2 sizes for an op of 1 loops}}
+  %r = linalg.add {lighthouse.strategy = {kind = "elementwise.rows", vector = array<i64: 1, 4>}} ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%y : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @not_a_matmul(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{contraction.blocked takes a matmul C(m, n) += A(m, k) * B(k, n)}}
+  %r = linalg.add {lighthouse.strategy = {kind = "contraction.blocked", registers = array<i64: 4>}} ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%y : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @missing_consumers(%a: tensor<16x8xf32>, %b: tensor<8x32xf32>, %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  // expected-error @below {{contraction.blocked names 1 consumers; the chain of single-use generics has 0}}
+  %r = linalg.matmul {lighthouse.strategy = {kind = "contraction.blocked", cache = array<i64: 16, 32, 8>, registers = array<i64: 4, 16, 4>, consumers = 1}}
+      ins(%a, %b : tensor<16x8xf32>, tensor<8x32xf32>) outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
+}
+
+// -----
+
+func.func @two_thread_splits(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{lighthouse.strategy: `threads` and `thread_counts` exclude each other}}
+  %r = linalg.add {lighthouse.strategy = {kind = "elementwise.rows", threads = array<i64: 2>, thread_counts = array<i64: 2>}} ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%y : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @negative_size(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{lighthouse.strategy: `vector` must be an array<i64> of sizes >= 0}}
+  %r = linalg.add {lighthouse.strategy = {kind = "elementwise.rows", vector = array<i64: -4>}} ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%y : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

@@ -1,0 +1,217 @@
+// The strategies selected per op family, for pinned AVX-512 and AVX2 targets:
+// what each op is to become, not the code (the family tests check that).
+// RUN: lh-opt %s --split-input-file --lighthouse-cpu-select-strategy="target=avx512 threads=2" | FileCheck %s --check-prefix=AVX512
+// RUN: lh-opt %s --split-input-file --lighthouse-cpu-select-strategy="target=avx2 threads=4" | FileCheck %s --check-prefix=AVX2
+
+// Matmuls: blocks of C for the cache, register tiles of two vector registers
+// of N, split across threads by columns when large.
+// AVX512-LABEL: func.func @matmul(
+// AVX512: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 128, 128, 256>, kind = "contraction.blocked", registers = array<i64: 8, 32, 8>, threads = array<i64: 0, 128>}
+// AVX2-LABEL: func.func @matmul(
+// AVX2: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 128, 64, 256>, kind = "contraction.blocked", registers = array<i64: 8, 16, 8>, threads = array<i64: 0, 64>}
+func.func @matmul(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
+
+// -----
+
+// A matmul whose C starts as a fill and whose result goes through a bias and
+// a ReLU: the consumers are fused into the matmul's blocks.
+#id = affine_map<(m, n) -> (m, n)>
+#row = affine_map<(m, n) -> (n)>
+// AVX512-LABEL: func.func @matmul_bias_relu(
+// AVX512: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 64, 64, 128>, consumers = 2 : i64, fill_c, kind = "contraction.blocked", registers = array<i64: 8, 32, 8>, vector = array<i64: 1, 64>}
+// AVX512: linalg.generic {{.*}}lighthouse.strategy = {kind = "fused"}
+// AVX512: linalg.generic {{.*}}lighthouse.strategy = {kind = "fused"}
+// AVX2-LABEL: func.func @matmul_bias_relu(
+// AVX2: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 64, 64, 128>, consumers = 2 : i64, fill_c, kind = "contraction.blocked", registers = array<i64: 8, 16, 8>, vector = array<i64: 1, 64>}
+// AVX2: linalg.generic {{.*}}lighthouse.strategy = {kind = "fused"}
+// AVX2: linalg.generic {{.*}}lighthouse.strategy = {kind = "fused"}
+func.func @matmul_bias_relu(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>, %bias: tensor<64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %biased = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<64x64xf32>, tensor<64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%biased : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.maximumf %x, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<64x64xf32>
+  return %relu : tensor<64x64xf32>
+}
+
+// -----
+
+// A dynamic M (a batch): register tiles only, rows peeled, one thread.
+// AVX512-LABEL: func.func @matmul_dynamic_rows(
+// AVX512: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 0, 96, 64>, kind = "contraction.blocked", peel_rows, registers = array<i64: 8, 32, 8>}
+// AVX2-LABEL: func.func @matmul_dynamic_rows(
+// AVX2: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 0, 96, 64>, kind = "contraction.blocked", peel_rows, registers = array<i64: 8, 16, 8>}
+func.func @matmul_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %c: tensor<?x96xf32>) -> tensor<?x96xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x96xf32>) outs(%c : tensor<?x96xf32>) -> tensor<?x96xf32>
+  return %r : tensor<?x96xf32>
+}
+
+// -----
+
+// Each thread's part of B fills half of L2 or more: B is copied into panels.
+// AVX512-LABEL: func.func @matmul_panels(
+// AVX512: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 128, 256, 256>, kind = "contraction.blocked", pack_b, registers = array<i64: 8, 32, 8>, threads = array<i64: 0, 512>}
+// AVX2-LABEL: func.func @matmul_panels(
+// AVX2: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 128, 256, 256>, kind = "contraction.blocked", pack_b, registers = array<i64: 8, 16, 8>, threads = array<i64: 0, 256>}
+func.func @matmul_panels(%a: tensor<256x512xf32>, %b: tensor<512x1024xf32>, %c: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<256x512xf32>, tensor<512x1024xf32>) outs(%c : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  return %r : tensor<256x1024xf32>
+}
+
+// -----
+
+// A generic of the matmul's form is a contraction of the same family.
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// AVX512-LABEL: func.func @generic_matmul(
+// AVX512: linalg.generic {{.*}}lighthouse.strategy = {cache = array<i64: 64, 64, 64>, kind = "contraction.blocked", registers = array<i64: 8, 32, 8>}
+// AVX2-LABEL: func.func @generic_matmul(
+// AVX2: linalg.generic {{.*}}lighthouse.strategy = {cache = array<i64: 64, 64, 64>, kind = "contraction.blocked", registers = array<i64: 8, 16, 8>}
+func.func @generic_matmul(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// Contractions of other forms have no strategy yet: loops.
+// AVX512-LABEL: func.func @batch_matmul(
+// AVX512-NOT: lighthouse.strategy
+// AVX2-LABEL: func.func @batch_matmul(
+// AVX2-NOT: lighthouse.strategy
+func.func @batch_matmul(%a: tensor<4x64x64xf32>, %b: tensor<4x64x64xf32>, %c: tensor<4x64x64xf32>) -> tensor<4x64x64xf32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<4x64x64xf32>, tensor<4x64x64xf32>) outs(%c : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
+  return %r : tensor<4x64x64xf32>
+}
+
+// -----
+
+// NCHW convolutions: blocks of channels by rows of pixels for the register
+// kernel, as many channels as a quarter of the registers hold.
+// AVX512-LABEL: func.func @conv(
+// AVX512: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 8, 2, 16, 0, 0, 0>}
+// AVX2-LABEL: func.func @conv(
+// AVX2: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 4, 2, 8, 0, 0, 0>}
+func.func @conv(%x: tensor<1x8x18x18xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x8x18x18xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %r : tensor<1x16x16x16xf32>
+}
+
+// -----
+
+// A dynamic batch: versioned on its size, the copy for large batches split
+// across threads by images.
+// AVX512-LABEL: func.func @conv_dynamic_batch(
+// AVX512: scf.if
+// AVX512: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 8, 2, 8, 0, 0, 0>, thread_counts = array<i64: 2, 0, 0, 0, 0, 0, 0>}
+// AVX512: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 8, 2, 8, 0, 0, 0>}
+// AVX2-LABEL: func.func @conv_dynamic_batch(
+// AVX2: scf.if
+// AVX2: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 4, 2, 8, 0, 0, 0>, thread_counts = array<i64: 4, 0, 0, 0, 0, 0, 0>}
+// AVX2: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 4, 2, 8, 0, 0, 0>}
+func.func @conv_dynamic_batch(%x: tensor<?x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %init: tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<?x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%init : tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32>
+  return %r : tensor<?x8x8x8xf32>
+}
+
+// -----
+
+// Rows of 2 pixels are too narrow for the kernel: 1-D windows.
+// AVX512-LABEL: func.func @conv_narrow_rows(
+// AVX512: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.windows", registers = array<i64: 1, 16, 1, 2, 0, 1, 0>}
+// AVX2-LABEL: func.func @conv_narrow_rows(
+// AVX2: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.windows", registers = array<i64: 1, 16, 1, 2, 0, 1, 0>}
+func.func @conv_narrow_rows(%x: tensor<2x8x6x4xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<2x16x4x2xf32>) -> tensor<2x16x4x2xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x8x6x4xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<2x16x4x2xf32>) -> tensor<2x16x4x2xf32>
+  return %r : tensor<2x16x4x2xf32>
+}
+
+// -----
+
+// AVX512-LABEL: func.func @max_pool(
+// AVX512: linalg.pooling_nchw_max {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 8, 2, 16, 0, 0>}
+// AVX2-LABEL: func.func @max_pool(
+// AVX2: linalg.pooling_nchw_max {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 4, 2, 8, 0, 0>}
+func.func @max_pool(%x: tensor<1x16x34x34xf32>, %init: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> {
+  %window = tensor.empty() : tensor<3x3xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %window : tensor<1x16x34x34xf32>, tensor<3x3xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %r : tensor<1x16x16x16xf32>
+}
+
+// -----
+
+// Other layouts have no strategy yet: loops.
+// AVX512-LABEL: func.func @conv_nhwc(
+// AVX512-NOT: lighthouse.strategy
+// AVX2-LABEL: func.func @conv_nhwc(
+// AVX2-NOT: lighthouse.strategy
+func.func @conv_nhwc(%x: tensor<1x18x18x8xf32>, %w: tensor<3x3x8x16xf32>, %init: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x18x18x8xf32>, tensor<3x3x8x16xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %r : tensor<1x16x16x16xf32>
+}
+
+// -----
+
+// Elementwise: rows of up to 64 elements vectorized; from 512K elements on,
+// split across threads along the outermost loop with an iteration for each.
+#id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#channel = affine_map<(n, c, h, w) -> (c, 0, 0)>
+// AVX512-LABEL: func.func @elementwise(
+// AVX512: linalg.generic {{.*}}lighthouse.strategy = {kind = "elementwise.rows", threads = array<i64: 4, 0, 0, 0>, vector = array<i64: 1, 1, 1, 64>}
+// AVX512: linalg.generic {{.*}}lighthouse.strategy = {kind = "elementwise.rows", threads = array<i64: 4, 0, 0, 0>}
+// AVX512: linalg.generic {{.*}}lighthouse.strategy = {kind = "elementwise.rows", vector = array<i64: 1, 1, 1, 8>}
+// AVX2-LABEL: func.func @elementwise(
+// AVX2: linalg.generic {{.*}}lighthouse.strategy = {kind = "elementwise.rows", threads = array<i64: 2, 0, 0, 0>, vector = array<i64: 1, 1, 1, 64>}
+// AVX2: linalg.generic {{.*}}lighthouse.strategy = {kind = "elementwise.rows", threads = array<i64: 2, 0, 0, 0>}
+// AVX2: linalg.generic {{.*}}lighthouse.strategy = {kind = "elementwise.rows", vector = array<i64: 1, 1, 1, 8>}
+func.func @elementwise(%x: tensor<8x16x64x64xf32>, %bias: tensor<16x1x1xf32>, %small: tensor<4x16x8x8xf32>)
+    -> (tensor<8x16x64x64xf32>, tensor<8x16x64x64xf32>, tensor<4x16x8x8xf32>) {
+  %e = tensor.empty() : tensor<8x16x64x64xf32>
+  %exp = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<8x16x64x64xf32>) outs(%e : tensor<8x16x64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x64x64xf32>
+  // Read through unit dimensions (Cx1x1): split across threads only.
+  %biased = linalg.generic {indexing_maps = [#id4, affine_map<(n, c, h, w) -> (c, 0, 0)>, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %bias : tensor<8x16x64x64xf32>, tensor<16x1x1xf32>) outs(%e : tensor<8x16x64x64xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %r = arith.addf %v, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x64x64xf32>
+  %es = tensor.empty() : tensor<4x16x8x8xf32>
+  %neg = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%small : tensor<4x16x8x8xf32>) outs(%es : tensor<4x16x8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.negf %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16x8x8xf32>
+  return %exp, %biased, %neg : tensor<8x16x64x64xf32>, tensor<8x16x64x64xf32>, tensor<4x16x8x8xf32>
+}
