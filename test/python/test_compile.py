@@ -725,3 +725,48 @@ def test_one_image_split_across_threads(shape, threads):
     torch.testing.assert_close(compiled(x, w), F.conv2d(x, w, padding=1), rtol=1e-4, atol=1e-4)
     assert "omp.parallel" in compiled.ir["llvm"]
     assert "llvm.intr.fmuladd" in compiled.ir["llvm"]
+
+
+WINDOWS = """
+func.func @conv(%x: tensor<1x8x18x18xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x16x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x8x18x18xf32>, tensor<16x8x3x3xf32>)
+      outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %r : tensor<1x16x16x16xf32>
+}
+func.func @max_pool(%x: tensor<1x16x34x34xf32>) -> tensor<1x16x16x16xf32> {
+  %lowest = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x16x16x16xf32>
+  %init = linalg.fill ins(%lowest : f32) outs(%e : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %window : tensor<1x16x34x34xf32>, tensor<3x3xf32>)
+      outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %r : tensor<1x16x16x16xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("function", ["conv", "max_pool"])
+def test_generic_windows_take_the_register_kernel(function):
+    """A linalg.generic of an NCHW convolution's or pooling's form is one of
+    the convolution family (classified through linalg's convolution
+    interface, not by op class): the register kernel computes it, in rows of
+    16 pixels, with the named op's results."""
+    from lighthouse import ir, passmanager
+
+    named = compile_module(WINDOWS, function, pipeline="fast")
+    with ir.Context():
+        module = ir.Module.parse(WINDOWS)
+        passmanager.PassManager.parse("builtin.module(linalg-generalize-named-ops)").run(
+            module.operation
+        )
+        assert "linalg.conv_2d" not in str(module) and "linalg.pooling" not in str(module)
+        generic = compile_module(module, function, pipeline="fast", dump_ir=True)
+    assert "vector<16xf32>" in generic.ir["llvm"]
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal(shape, dtype=np.float32) for _, shape in named.arguments]
+    np.testing.assert_allclose(generic(*inputs), named(*inputs), rtol=1e-5, atol=1e-5)

@@ -30,18 +30,19 @@ namespace lighthouse::cpu {
 constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
 
 /// Whether `op` is a convolution or pooling in a layout the strategies
-/// take: 2-D NCHW convolutions (FCHW filters), max and sum poolings.
+/// take: 2-D NCHW (WindowRows.h).
 static bool isNchwWindow(linalg::LinalgOp op) {
-  return linalg::isaConvolutionOpInterface(op) &&
-         isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
-             linalg::PoolingNchwSumOp>(op.getOperation());
+  return asNchwWindow(op).has_value();
 }
 
 /// The tile sizes of one output row of a block of channels for the
-/// convolution or pooling `op`, or none for shapes the windows strategy
-/// does not handle.
+/// convolution or pooling `op`, or none for ops and shapes the windows
+/// strategy does not handle.
 static std::optional<SmallVector<int64_t>> windowTiles(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics())
+  // The ops transform.structured.decompose rewrites into 1-D windows.
+  if (!op.hasPureTensorSemantics() ||
+      !isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
+           linalg::PoolingNchwSumOp>(op.getOperation()))
     return std::nullopt;
   // Static but for the batch, which is tiled by 1.
   auto output = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());

@@ -3,6 +3,7 @@
 #include "WindowRows.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -45,67 +46,97 @@ bool isStaticButBatch(Type type) {
          llvm::none_of(tensor.getShape().drop_front(), ShapedType::isDynamic);
 }
 
-namespace {
-
-/// What a window op does with each element of its window.
-enum class Reduction { MultiplyAdd, Max, Add };
-
-/// A convolution or pooling as the register kernel sees it.
-struct WindowOp {
-  Value image, window, output;
-  Reduction reduction;
-  /// The input channels each output channel sums over: a convolution's; a
-  /// pooling reduces each channel on its own.
-  int64_t inputChannels;
-  int64_t windowRows, windowColumns;
-  SmallVector<int64_t, 2> strides, dilations;
-};
-
-} // namespace
-
-/// `op` as a window op, when it is one whose window (filter, or pooling
-/// window) has a static shape.
-static std::optional<WindowOp> asWindowOp(linalg::LinalgOp op) {
-  WindowOp window;
-  DenseIntElementsAttr strides, dilations;
-  Operation *named = op.getOperation();
-  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(named)) {
-    window.reduction = Reduction::MultiplyAdd;
-    strides = conv.getStrides();
-    dilations = conv.getDilations();
-  } else if (auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(named)) {
-    window.reduction = Reduction::Max;
-    strides = pool.getStrides();
-    dilations = pool.getDilations();
-  } else if (auto pool = dyn_cast<linalg::PoolingNchwSumOp>(named)) {
-    window.reduction = Reduction::Add;
-    strides = pool.getStrides();
-    dilations = pool.getDilations();
-  } else {
+std::optional<NchwWindow> asNchwWindow(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !linalg::isaConvolutionOpInterface(op))
     return std::nullopt;
-  }
+  FailureOr<linalg::ConvolutionDimensions> dims =
+      linalg::inferConvolutionDims(op);
+  if (failed(dims))
+    return std::nullopt;
+  // Loops: a convolution's (n, f, oh, ow, c, kh, kw), a pooling's (n, c, oh,
+  // ow, kh, kw), whose channels are batch dimensions to the interface (they
+  // index the image and the output, not the window).
+  using Loops = SmallVector<unsigned, 2>;
+  bool convolution = dims->batch == Loops{0} &&
+                     dims->outputChannel == Loops{1} &&
+                     dims->inputChannel == Loops{4} &&
+                     dims->filterLoop == Loops{5, 6};
+  bool pooling = dims->batch == Loops{0, 1} && dims->outputChannel.empty() &&
+                 dims->inputChannel.empty() && dims->filterLoop == Loops{4, 5};
+  if ((!convolution && !pooling) || dims->outputImage != Loops{2, 3} ||
+      !dims->depth.empty())
+    return std::nullopt;
+  // NCHW image and output, FCHW filters or KHxKW windows: each operand's
+  // dimensions in that order.
+  MLIRContext *context = op.getContext();
+  auto readsLoops = [&](AffineMap map, ArrayRef<unsigned> loops) {
+    return map.getNumResults() == loops.size() &&
+           llvm::all_of(llvm::zip(map.getResults(), loops), [&](auto pair) {
+             return std::get<0>(pair) ==
+                    getAffineDimExpr(std::get<1>(pair), context);
+           });
+  };
+  unsigned channel = convolution ? 4 : 1, rows = convolution ? 5 : 4;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap image = maps[0];
+  if (!readsLoops(maps[2], {0, 1, 2, 3}) ||
+      !readsLoops(maps[1], convolution ? ArrayRef<unsigned>{1, 4, 5, 6}
+                                       : ArrayRef<unsigned>{4, 5}) ||
+      image.getNumResults() != 4 ||
+      image.getResult(0) != getAffineDimExpr(0, context) ||
+      image.getResult(1) != getAffineDimExpr(channel, context) ||
+      !image.getResult(2).isFunctionOfDim(2) ||
+      !image.getResult(2).isFunctionOfDim(rows) ||
+      !image.getResult(3).isFunctionOfDim(3) ||
+      !image.getResult(3).isFunctionOfDim(rows + 1))
+    return std::nullopt;
+  NchwWindow window;
   window.image = op.getDpsInputs()[0];
   window.window = op.getDpsInputs()[1];
   window.output = op.getDpsInits()[0];
-  auto windowType = dyn_cast<RankedTensorType>(window.window.getType());
+  window.strides = dims->strides;
+  window.dilations = dims->dilations;
+  // What it does with each element of its window, for floats: a
+  // convolution's body multiplies and adds; a pooling's takes a max or adds.
+  Operation *combine =
+      op.getBlock()->getTerminator()->getOperand(0).getDefiningOp();
+  auto multiplies = [](Operation *add) {
+    return llvm::any_of(add->getOperands(), [](Value operand) {
+      return isa_and_nonnull<arith::MulFOp>(operand.getDefiningOp());
+    });
+  };
+  if (isa_and_nonnull<arith::AddFOp>(combine) &&
+      convolution == multiplies(combine))
+    window.reduction = convolution ? WindowReduction::MultiplyAdd
+                                   : WindowReduction::Add;
+  else if (isa_and_nonnull<arith::MaximumFOp>(combine) && pooling)
+    window.reduction = WindowReduction::Max;
+  return window;
+}
+
+/// `op` as a window op the register kernel takes: a float reduction it
+/// knows, and a window (filter, or pooling window) of static shape.
+static std::optional<NchwWindow> asKernelWindow(linalg::LinalgOp op) {
+  std::optional<NchwWindow> window = asNchwWindow(op);
+  if (!window || !window->reduction)
+    return std::nullopt;
+  auto windowType = dyn_cast<RankedTensorType>(window->window.getType());
   if (!windowType || !windowType.hasStaticShape())
     return std::nullopt;
   // Filters are F x C x KH x KW, pooling windows KH x KW.
   int64_t rank = windowType.getRank();
-  window.windowRows = windowType.getDimSize(rank - 2);
-  window.windowColumns = windowType.getDimSize(rank - 1);
-  window.inputChannels =
-      window.reduction == Reduction::MultiplyAdd ? windowType.getDimSize(1) : 1;
-  window.strides.assign(strides.getValues<int64_t>().begin(),
-                        strides.getValues<int64_t>().end());
-  window.dilations.assign(dilations.getValues<int64_t>().begin(),
-                          dilations.getValues<int64_t>().end());
+  window->windowRows = windowType.getDimSize(rank - 2);
+  window->windowColumns = windowType.getDimSize(rank - 1);
+  window->inputChannels = *window->reduction == WindowReduction::MultiplyAdd
+                              ? windowType.getDimSize(1)
+                              : 1;
   return window;
 }
 
 std::optional<WindowRowTile> windowRowTile(linalg::LinalgOp op,
                                            const CPUTarget &target) {
-  std::optional<WindowOp> window = asWindowOp(op);
+  std::optional<NchwWindow> window = asKernelWindow(op);
   if (!window || !op.hasPureTensorSemantics() ||
       !llvm::all_of(
           op->getOperandTypes(),
@@ -138,7 +169,7 @@ std::optional<WindowRowTile> windowRowTile(linalg::LinalgOp op,
 
 LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op,
                                   const CPUTarget &target) {
-  std::optional<WindowOp> window = asWindowOp(op);
+  std::optional<NchwWindow> window = asKernelWindow(op);
   if (!window || !op.hasPureTensorSemantics())
     return failure();
   Value image = window->image, filter = window->window, output = window->output;
@@ -148,7 +179,7 @@ LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op,
       !outputType.hasStaticShape())
     return failure();
   Type elementType = outputType.getElementType();
-  bool multiplies = window->reduction == Reduction::MultiplyAdd;
+  bool multiplies = *window->reduction == WindowReduction::MultiplyAdd;
   if (!isa<FloatType>(elementType) ||
       imageType.getElementType() != elementType ||
       (multiplies && getElementTypeOrSelf(filter.getType()) != elementType))
@@ -244,7 +275,7 @@ LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op,
             Value &accumulator = next[r * channels + f];
             Value pixels = loadPixels(channel, imageRow, kw);
             accumulator =
-                window->reduction == Reduction::Max
+                *window->reduction == WindowReduction::Max
                     ? arith::MaximumFOp::create(b, loc, pixels, accumulator)
                           .getResult()
                     : arith::AddFOp::create(b, loc, pixels, accumulator)

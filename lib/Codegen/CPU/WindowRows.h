@@ -28,6 +28,26 @@ namespace lighthouse::cpu {
 /// strategies of convolutions and poolings want its images and outputs.
 bool isStaticButBatch(mlir::Type type);
 
+/// What a window op does with each element of its window.
+enum class WindowReduction { MultiplyAdd, Max, Add };
+
+/// A 2-D convolution or pooling in NCHW layout (FCHW filters, KHxKW pooling
+/// windows), classified through linalg's ConvolutionOpInterface, named or
+/// generic: loops (n, f, oh, ow, c, kh, kw) or (n, c, oh, ow, kh, kw).
+struct NchwWindow {
+  mlir::Value image, window, output;
+  /// For floats: what the body does (none for other bodies and types).
+  std::optional<WindowReduction> reduction;
+  mlir::SmallVector<int64_t, 2> strides, dilations;
+  /// Known when the window has a static shape (asKernelWindow): the input
+  /// channels each output channel sums over (1 for a pooling), and the
+  /// window's size.
+  int64_t inputChannels = 0, windowRows = 0, windowColumns = 0;
+};
+
+/// `op` as an NCHW window op, or none.
+std::optional<NchwWindow> asNchwWindow(mlir::linalg::LinalgOp op);
+
 /// Output channels, rows and pixels of one block of the register kernel.
 struct WindowRowTile {
   int64_t channels;
@@ -35,8 +55,8 @@ struct WindowRowTile {
   int64_t pixels;
 };
 
-/// The block of `op` (linalg.conv_2d_nchw_fchw, linalg.pooling_nchw_max or
-/// linalg.pooling_nchw_sum) for the register kernel, or none when the
+/// The block of `op` (an NCHW window op of float multiply-adds, maxima or
+/// sums) for the register kernel, or none when the
 /// kernel does not apply. It takes f32 on tensors, static shapes but for
 /// the batch, a stride of 1 or 2 along the rows, windows up to 11 columns
 /// wide, and output rows of 4 to 16 pixels or wider ones that divide into

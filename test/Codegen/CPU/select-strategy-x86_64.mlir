@@ -215,3 +215,39 @@ func.func @elementwise(%x: tensor<8x16x64x64xf32>, %bias: tensor<16x1x1xf32>, %s
   } -> tensor<4x16x8x8xf32>
   return %exp, %biased, %neg : tensor<8x16x64x64xf32>, tensor<8x16x64x64xf32>, tensor<4x16x8x8xf32>
 }
+
+// -----
+
+// A generic of the NCHW convolution's form is a convolution to the family
+// (linalg's convolution interface), and takes the register kernel.
+// AVX512-LABEL: func.func @generic_conv(
+// AVX512: linalg.generic {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 8, 2, 16, 0, 0, 0>}
+// AVX2-LABEL: func.func @generic_conv(
+// AVX2: linalg.generic {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 4, 2, 8, 0, 0, 0>}
+func.func @generic_conv(%x: tensor<1x8x18x18xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>,
+                                        affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>,
+                                        affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x8x18x18xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x16x16xf32>) {
+  ^bb0(%i: f32, %k: f32, %o: f32):
+    %p = arith.mulf %i, %k : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x16x16xf32>
+  return %r : tensor<1x16x16x16xf32>
+}
+
+// -----
+
+// Integer convolutions: no register kernel (it computes floats); the named
+// op is decomposed into 1-D windows.
+// AVX512-LABEL: func.func @int_conv(
+// AVX512: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.windows", registers = array<i64: 1, 16, 1, 16, 0, 1, 0>}
+// AVX2-LABEL: func.func @int_conv(
+// AVX2: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.windows", registers = array<i64: 1, 16, 1, 16, 0, 1, 0>}
+func.func @int_conv(%x: tensor<1x8x18x18xi32>, %w: tensor<16x8x3x3xi32>, %init: tensor<1x16x16x16xi32>) -> tensor<1x16x16x16xi32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x8x18x18xi32>, tensor<16x8x3x3xi32>) outs(%init : tensor<1x16x16x16xi32>) -> tensor<1x16x16x16xi32>
+  return %r : tensor<1x16x16x16xi32>
+}
