@@ -1,5 +1,6 @@
 """The corpora lighthouse's test bench comes with: ONNX's backend node tests,
-PyTorch's OpInfo samples, realistic models, and KernelBench's problems."""
+PyTorch's OpInfo samples, realistic models, single operators at real sizes,
+and KernelBench's problems."""
 
 import os
 
