@@ -71,7 +71,10 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       // the next call (lighthouse-c/Runtime.h).
       "finalize-memref-to-llvm{use-generic-functions=true},"
       "convert-scf-to-cf,"
-      // Math ops with an LLVM intrinsic use it; the others call libm.
+      // f32 tanh, erf, exp and log as polynomials that vectorize, not a
+      // libm call per element; math ops with an LLVM intrinsic use it, the
+      // others call libm.
+      "lighthouse-approximate-math,"
       "func.func(convert-math-to-llvm),"
       "convert-math-to-libm,"
       "convert-vector-to-llvm,"

@@ -13,6 +13,36 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ApproximateMath : Pass<"lighthouse-approximate-math"> {
+  let summary = "Compute f32 tanh, erf, exp and log with polynomials, not "
+    "libm calls";
+  let description = [{
+    Rewrites `math.tanh`, `math.erf`, `math.exp`, `math.expm1`, `math.log`,
+    `math.log1p` and `math.log2` on f32 (scalars and vectors) into MLIR's
+    polynomial approximations: arithmetic, compares and selects of the same
+    shape, which vectorize, where the lowering to LLVM would otherwise call
+    libm once per element (LLVM has no vector form of these on x86) and
+    leave the loop around the call scalar. Other types are left as they are.
+
+    ```mlir
+    // before
+    %y = math.tanh %x : vector<16xf32>
+    // after (abridged): a rational function of x clamped to +-7.99
+    %below = arith.cmpf ult, %x, %hi : vector<16xf32>
+    %c = arith.select %below, %x, %hi : vector<16xi1>, vector<16xf32>
+    ...
+    %x2 = arith.mulf %c, %c : vector<16xf32>
+    %p0 = math.fma %x2, %alpha13, %alpha11 : vector<16xf32>
+    ...
+    %y = arith.divf %numerator, %denominator : vector<16xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def ContiguousInnermostLoop
     : Pass<"lighthouse-contiguous-innermost-loop", "::mlir::func::FuncOp"> {
   let summary = "Put a contiguous output dimension innermost instead of a "
