@@ -84,9 +84,12 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
 
 /// What both pipelines do first, on linalg: constant weights are transposed
 /// once, here, rather than on every call, weights shared across a batch are
-/// not copied per batch element, and chains of elementwise ops are one op.
+/// not copied per batch element, unused results are not computed, operands
+/// indexed through a constant lose their unit dimensions, and chains of
+/// elementwise ops are one op.
 static constexpr llvm::StringLiteral kLinalgRewrites =
     "lighthouse-fold-constant-transposes,lighthouse-flatten-batch-matmuls,"
+    "lighthouse-drop-dead-results,lighthouse-drop-unit-dims,canonicalize,"
     "lighthouse-fuse-elementwise,canonicalize";
 
 void buildCPUDefaultPipeline(OpPassManager &pm) {

@@ -675,6 +675,18 @@ OPS = {
         lambda x: F.max_pool2d(x, 2),
         (torch.tensor([1.0, float("nan"), 2.0, 3.0]).repeat(4, 8, 4).unsqueeze(0),),
     ),
+    # Row reductions: rows in blocks, reduced in vectors of partial results
+    # (the fast pipeline's reduction.rows), a softmax's max and sum, a layer
+    # norm's mean and variance (in f64), rows of 8 to 64 floats at a time;
+    # 512K elements split across threads by rows.
+    "softmax-rows": (lambda x: torch.softmax(x, -1), (torch.randn(64, 1000),)),
+    "softmax-threads": (lambda x: torch.softmax(x, -1), (torch.randn(512, 1024),)),
+    "layer-norm-rows": (lambda x: F.layer_norm(x, (768,)), (torch.randn(128, 768),)),
+    "row-max-3d": (lambda x: x.amax(-1), (torch.randn(4, 32, 256),)),
+    "row-sum-nan": (
+        lambda x: x.sum(-1),
+        (torch.tensor([1.0, float("nan")] + [2.0] * 62).repeat(16, 1),),
+    ),
     # 512K elements: split across threads by the fast pipeline.
     "large-elementwise": (
         lambda x, b: torch.relu(x * 0.5 + b[:, None, None]),

@@ -78,6 +78,76 @@ def ContiguousInnermostLoop
   }];
 }
 
+def DropDeadResults : Pass<"lighthouse-drop-dead-results"> {
+  let summary = "Remove unused results of linalg generics and what computes "
+    "them";
+  let description = [{
+    Removes a result of a `linalg.generic` on tensors that nothing uses,
+    with its init and the payload ops that compute only it, when nothing
+    else in the payload needs them. Upstream's canonicalization keeps such a
+    result when the payload reads its init, as the position of a maximum
+    does: a softmax's row maximum, imported as `max.dim`, also computes an
+    unused index per row, and the op is not a plain reduction.
+
+    ```mlir
+    // before
+    %r:2 = linalg.generic {indexing_maps = [#id, #row, #row],
+                           iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<128x1000xf32>)
+        outs(%max, %index : tensor<128xf32>, tensor<128xi64>) {
+    ^bb0(%in: f32, %m: f32, %i: i64):
+      %j = linalg.index 1 : index
+      %j64 = arith.index_cast %j : index to i64
+      %larger = arith.maximumf %in, %m : f32
+      %greater = arith.cmpf ogt, %in, %m : f32
+      %at = arith.select %greater, %j64, %i : i64
+      linalg.yield %larger, %at : f32, i64
+    } -> (tensor<128xf32>, tensor<128xi64>)
+    // after, when %r#1 is unused
+    %r = linalg.generic {indexing_maps = [#id, #row],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<128x1000xf32>) outs(%max : tensor<128xf32>) {
+    ^bb0(%in: f32, %m: f32):
+      %larger = arith.maximumf %in, %m : f32
+      linalg.yield %larger : f32
+    } -> tensor<128xf32>
+    ```
+  }];
+}
+
+def DropUnitDims : Pass<"lighthouse-drop-unit-dims"> {
+  let summary = "Remove the unit dimensions of generics that index through "
+    "a constant";
+  let description = [{
+    Imported models keep reduced dimensions as size 1: a softmax's row sums
+    are written and read through `(d0, d1) -> (d0, 0)`, a batch norm's
+    per-channel constants through `(n, c, h, w) -> (c, 0, 0)`. Such maps are
+    not projected permutations, and the code generator neither vectorizes
+    these ops nor takes them as reductions. The pass removes the unit
+    dimensions of each `linalg.generic` on tensors with a constant in an
+    indexing map (upstream's unit-extent folding, limited to those ops),
+    reshaping its operands.
+
+    ```mlir
+    // before
+    %sums = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                             affine_map<(d0, d1) -> (d0, 0)>],
+                            iterator_types = ["parallel", "reduction"]}
+        ins(%e : tensor<128x1000xf32>) outs(%zeros : tensor<128x1xf32>) {...}
+    // after
+    %flat = tensor.collapse_shape %zeros [[0, 1]]
+        : tensor<128x1xf32> into tensor<128xf32>
+    %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                          affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%e : tensor<128x1000xf32>) outs(%flat : tensor<128xf32>) {...}
+    %sums = tensor.expand_shape %s [[0, 1]] output_shape [128, 1]
+        : tensor<128xf32> into tensor<128x1xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def FlattenBatchMatmuls
     : Pass<"lighthouse-flatten-batch-matmuls", "::mlir::ModuleOp"> {
   let summary = "Rewrite batch matmuls with a weight shared across the batch "

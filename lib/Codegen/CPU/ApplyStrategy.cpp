@@ -76,6 +76,14 @@ LogicalResult verifyStrategy(Operation *op, const Strategy &strategy) {
                              << " takes a convolution or pooling and its "
                                 "register tiles";
     return success();
+  case StrategyKind::ReductionRows:
+    if (linalgOp.getNumReductionLoops() != 1 ||
+        strategy.vector.size() != linalgOp.getNumLoops() ||
+        !strategy.vector.back())
+      return op->emitError() << "reduction.rows takes an op reducing one loop "
+                                "and a vector size per loop, the reduced "
+                                "one's nonzero";
+    return success();
   case StrategyKind::ElementwiseRows:
   case StrategyKind::Fused:
     return success();
@@ -92,6 +100,8 @@ void buildStrategy(ImplicitLocOpBuilder &b, Value op, const Root &root) {
   case StrategyKind::ConvolutionRows:
   case StrategyKind::ConvolutionWindows:
     return buildConvolution(context);
+  case StrategyKind::ReductionRows:
+    return buildReduction(context);
   case StrategyKind::ElementwiseRows:
     return buildElementwise(context);
   case StrategyKind::Fused:

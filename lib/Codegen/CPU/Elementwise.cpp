@@ -34,6 +34,23 @@ int64_t rowVectorWidth(int64_t size) {
   return width < 8 ? 0 : width;
 }
 
+SmallVector<int64_t> threadParts(ArrayRef<int64_t> ranges, unsigned splittable,
+                                 int64_t threads) {
+  // The outermost loop with an iteration for each thread (not the batch, at
+  // batch 1).
+  const int64_t *loop =
+      llvm::find_if(ranges.take_front(splittable),
+                    [&](int64_t range) { return range >= threads; });
+  if (threads < 2 || loop == ranges.begin() + splittable ||
+      llvm::any_of(ranges, ShapedType::isDynamic) ||
+      llvm::product_of(ranges) < kMinThreadedElements)
+    return {};
+  // Parts of ceil(range / threads) iterations: no thread gets an empty one.
+  SmallVector<int64_t> parts(ranges.size(), 0);
+  parts[loop - ranges.begin()] = llvm::divideCeil(*loop, threads);
+  return parts;
+}
+
 std::optional<Strategy> selectElementwise(linalg::LinalgOp op,
                                           const SelectionContext &context) {
   // Named ops that are elementwise too (fill, copy, transpose, broadcast)
@@ -45,30 +62,19 @@ std::optional<Strategy> selectElementwise(linalg::LinalgOp op,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty() || ShapedType::isDynamic(ranges.back()))
     return std::nullopt;
-  int64_t threads = context.target.threads;
   int64_t width = rowVectorWidth(ranges.back());
-  // The loop split across threads: the outermost with an iteration for
-  // each (not the batch, at batch 1), but the innermost, which is vectorized.
-  auto splitLoop =
-      llvm::find_if(ArrayRef(ranges).drop_back(),
-                    [&](int64_t range) { return range >= threads; });
-  bool threaded = threads > 1 && splitLoop != ranges.end() - 1 &&
-                  llvm::none_of(ranges, ShapedType::isDynamic) &&
-                  llvm::product_of(ranges) >= kMinThreadedElements;
+  // The loop split across threads: not the innermost, which is vectorized.
+  SmallVector<int64_t> threads =
+      threadParts(ranges, ranges.size() - 1, context.target.threads);
   // Operands read through a unit dimension (per-channel constants of shape
   // Cx1x1), once vectorized, are read element by element into each row:
   // measured 20x slower on a batch norm than the loops LLVM vectorizes. Such
   // ops are only split across threads.
   bool vectorize = width && op.hasOnlyProjectedPermutations();
-  if (!vectorize && !threaded)
+  if (!vectorize && threads.empty())
     return std::nullopt;
   Strategy strategy(StrategyKind::ElementwiseRows);
-  if (threaded) {
-    // Parts of ceil(range / threads) iterations: no thread gets an empty one.
-    strategy.threads.assign(ranges.size(), 0);
-    strategy.threads[splitLoop - ranges.begin()] =
-        llvm::divideCeil(*splitLoop, threads);
-  }
+  strategy.threads = threads;
   if (vectorize) {
     strategy.vector.assign(ranges.size(), 1);
     strategy.vector.back() = width;

@@ -60,10 +60,23 @@ void buildConvolution(const BuildContext &context);
 /// Runs the register kernel on the blocks of ConvolutionRows strategies.
 void runConvolutionKernels(mlir::ModuleOp module, const CPUTarget &target);
 
+// Row reductions (Reduction.cpp).
+std::optional<Strategy> selectReduction(mlir::linalg::LinalgOp op,
+                                        const SelectionContext &context);
+void buildReduction(const BuildContext &context);
+
 // Elementwise ops (Elementwise.cpp).
 std::optional<Strategy> selectElementwise(mlir::linalg::LinalgOp op,
                                           const SelectionContext &context);
 void buildElementwise(const BuildContext &context);
+
+/// The thread policy of every family: scf.forall tile sizes splitting the
+/// outermost of the first `splittable` loops with an iteration per thread,
+/// in parts of ceil(range / threads); none (empty) for fewer than 512K
+/// iterations in all (waking a thread costs more than it saves), for
+/// dynamic loops, or when no loop has enough iterations.
+llvm::SmallVector<int64_t> threadParts(llvm::ArrayRef<int64_t> ranges,
+                                       unsigned splittable, int64_t threads);
 
 /// The elements of a row of `size` vectorized at a time: all of them up to
 /// 64 (a few vector registers), else the largest power of two from 64 down

@@ -52,6 +52,8 @@ public:
         strategy = selectContraction(op, *context, fused);
       else if (linalg::isaConvolutionOpInterface(op))
         strategy = selectConvolution(op, *context);
+      else if (op.getNumReductionLoops())
+        strategy = selectReduction(op, *context);
       else if (linalg::isElementwise(op))
         strategy = selectElementwise(op, *context);
       if (!strategy)

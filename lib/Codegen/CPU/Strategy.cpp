@@ -12,6 +12,7 @@ static constexpr std::pair<StrategyKind, llvm::StringLiteral> kKinds[] = {
     {StrategyKind::ContractionBlocked, "contraction.blocked"},
     {StrategyKind::ConvolutionRows, "convolution.rows"},
     {StrategyKind::ConvolutionWindows, "convolution.windows"},
+    {StrategyKind::ReductionRows, "reduction.rows"},
     {StrategyKind::ElementwiseRows, "elementwise.rows"},
     {StrategyKind::Fused, "fused"},
 };

@@ -58,10 +58,9 @@ std::optional<NchwWindow> asNchwWindow(linalg::LinalgOp op) {
   // ow, kh, kw), whose channels are batch dimensions to the interface (they
   // index the image and the output, not the window).
   using Loops = SmallVector<unsigned, 2>;
-  bool convolution = dims->batch == Loops{0} &&
-                     dims->outputChannel == Loops{1} &&
-                     dims->inputChannel == Loops{4} &&
-                     dims->filterLoop == Loops{5, 6};
+  bool convolution =
+      dims->batch == Loops{0} && dims->outputChannel == Loops{1} &&
+      dims->inputChannel == Loops{4} && dims->filterLoop == Loops{5, 6};
   bool pooling = dims->batch == Loops{0, 1} && dims->outputChannel.empty() &&
                  dims->inputChannel.empty() && dims->filterLoop == Loops{4, 5};
   if ((!convolution && !pooling) || dims->outputImage != Loops{2, 3} ||
@@ -108,8 +107,8 @@ std::optional<NchwWindow> asNchwWindow(linalg::LinalgOp op) {
   };
   if (isa_and_nonnull<arith::AddFOp>(combine) &&
       convolution == multiplies(combine))
-    window.reduction = convolution ? WindowReduction::MultiplyAdd
-                                   : WindowReduction::Add;
+    window.reduction =
+        convolution ? WindowReduction::MultiplyAdd : WindowReduction::Add;
   else if (isa_and_nonnull<arith::MaximumFOp>(combine) && pooling)
     window.reduction = WindowReduction::Max;
   return window;

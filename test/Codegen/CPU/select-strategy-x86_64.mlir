@@ -251,3 +251,59 @@ func.func @int_conv(%x: tensor<1x8x18x18xi32>, %w: tensor<16x8x3x3xi32>, %init: 
       ins(%x, %w : tensor<1x8x18x18xi32>, tensor<16x8x3x3xi32>) outs(%init : tensor<1x16x16x16xi32>) -> tensor<1x16x16x16xi32>
   return %r : tensor<1x16x16x16xi32>
 }
+
+// -----
+
+// Row reductions: blocks of rows, partial results in vectors of the widest
+// of 64, 32, 16 and 8 elements dividing the row, rows split across threads
+// from 512K elements on.
+// AVX512-LABEL: func.func @row_reductions(
+// AVX512: linalg.generic {{.*}}lighthouse.strategy = {kind = "reduction.rows", registers = array<i64: 8, 0>, vector = array<i64: 0, 8>}
+// AVX512: linalg.generic {{.*}}lighthouse.strategy = {kind = "reduction.rows", registers = array<i64: 1, 0>, threads = array<i64: 64, 0>, vector = array<i64: 0, 64>}
+// AVX2-LABEL: func.func @row_reductions(
+// AVX2: linalg.generic {{.*}}lighthouse.strategy = {kind = "reduction.rows", registers = array<i64: 8, 0>, vector = array<i64: 0, 8>}
+// AVX2: linalg.generic {{.*}}lighthouse.strategy = {kind = "reduction.rows", registers = array<i64: 1, 0>, threads = array<i64: 32, 0>, vector = array<i64: 0, 64>}
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @row_reductions(%x: tensor<128x1000xf32>, %y: tensor<128x4096xf32>, %s: tensor<128xf32>) -> (tensor<128xf32>, tensor<128xf32>) {
+  %sums = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<128x1000xf32>) outs(%s : tensor<128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<128xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%y : tensor<128x4096xf32>) outs(%s : tensor<128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<128xf32>
+  return %sums, %max : tensor<128xf32>, tensor<128xf32>
+}
+
+// -----
+
+// Reductions over an outer dimension (column sums), and rows whose length
+// no vector of 8 divides, have no strategy yet: loops.
+// AVX512-LABEL: func.func @other_reductions(
+// AVX512-NOT: lighthouse.strategy
+// AVX2-LABEL: func.func @other_reductions(
+// AVX2-NOT: lighthouse.strategy
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @other_reductions(%x: tensor<128x1000xf32>, %c: tensor<1000xf32>, %y: tensor<16x1001xf32>, %r: tensor<16xf32>) -> (tensor<1000xf32>, tensor<16xf32>) {
+  %cols = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<128x1000xf32>) outs(%c : tensor<1000xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<1000xf32>
+  %odd = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%y : tensor<16x1001xf32>) outs(%r : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<16xf32>
+  return %cols, %odd : tensor<1000xf32>, tensor<16xf32>
+}

@@ -36,6 +36,10 @@ enum class StrategyKind {
   /// A convolution or pooling tiled into output rows, decomposed into 1-D
   /// windows that linalg vectorizes (Convolution.cpp).
   ConvolutionWindows,
+  /// A reduction of the innermost loop, its rows split across threads and
+  /// tiled into blocks, the reduction split into vectors of partial results
+  /// (Reduction.cpp).
+  ReductionRows,
   /// An elementwise op split across threads and vectorized along its
   /// innermost loop (Elementwise.cpp).
   ElementwiseRows,
