@@ -111,8 +111,8 @@ static int64_t minThreadedBatch(linalg::LinalgOp op, int64_t threads) {
 /// each thread read less, rows in parts of ceil(rows / threads) (then the
 /// blocks of rows are kept only if they divide every part: blocks must be
 /// static); else not at all.
-static void splitAcrossThreads(linalg::LinalgOp op, Strategy &strategy,
-                               int64_t threads, bool largeBatch) {
+static void chooseThreadSplit(linalg::LinalgOp op, Strategy &strategy,
+                              int64_t threads, bool largeBatch) {
   if (threads < 2)
     return;
   SmallVector<int64_t> split(op.getNumLoops(), 0);
@@ -161,7 +161,7 @@ select(linalg::LinalgOp op, const SelectionContext &context, bool largeBatch) {
     return std::nullopt;
   std::optional<Strategy> strategy = windowPlan(op, context.target);
   if (strategy)
-    splitAcrossThreads(op, *strategy, context.target.threads, largeBatch);
+    chooseThreadSplit(op, *strategy, context.target.threads, largeBatch);
   return strategy;
 }
 
@@ -214,11 +214,7 @@ void versionOnBatchSize(ModuleOp module, const SelectionContext &context) {
 void buildConvolution(const BuildContext &context) {
   ImplicitLocOpBuilder &b = context.builder;
   const Strategy &strategy = context.strategy;
-  tx::Handle parts = context.root;
-  if (!strategy.threads.empty())
-    parts = tx::tileForThreads(b, parts, strategy.threads).op;
-  else if (!strategy.threadCounts.empty())
-    parts = tx::splitForThreads(b, parts, strategy.threadCounts).op;
+  tx::Handle parts = tx::splitAcrossThreads(b, context.root, strategy);
   tx::Handle rows = tx::tileWithLoops(b, parts, strategy.registers).op;
   if (strategy.kind == StrategyKind::ConvolutionWindows)
     tx::vectorize(b, tx::decompose(b, rows));

@@ -85,9 +85,7 @@ std::optional<Strategy> selectElementwise(linalg::LinalgOp op,
 void buildElementwise(const BuildContext &context) {
   ImplicitLocOpBuilder &b = context.builder;
   const Strategy &strategy = context.strategy;
-  tx::Handle rows = context.root;
-  if (!strategy.threads.empty())
-    rows = tx::tileForThreads(b, rows, strategy.threads).op;
+  tx::Handle rows = tx::splitAcrossThreads(b, context.root, strategy);
   if (!strategy.vector.empty())
     tx::vectorize(b, tx::tileWithLoops(b, rows, strategy.vector).op);
 }

@@ -100,10 +100,8 @@ std::optional<Strategy> selectReduction(linalg::LinalgOp op,
 void buildReduction(const BuildContext &context) {
   ImplicitLocOpBuilder &b = context.builder;
   const Strategy &strategy = context.strategy;
-  tx::Handle rows = context.root;
-  if (!strategy.threads.empty())
-    rows = tx::tileForThreads(b, rows, strategy.threads).op;
-  rows = tx::tileWithLoops(b, rows, strategy.registers).op;
+  tx::Handle parts = tx::splitAcrossThreads(b, context.root, strategy);
+  tx::Handle rows = tx::tileWithLoops(b, parts, strategy.registers).op;
   auto split =
       transform::TileReductionUsingForOp::create(b, rows, strategy.vector);
   for (Value fill : split.getFillOp())

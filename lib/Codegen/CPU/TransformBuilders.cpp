@@ -56,6 +56,15 @@ Tiled splitForThreads(ImplicitLocOpBuilder &b, Handle op,
   return {tiled.getTiledOp(), {tiled.getForallOp()}};
 }
 
+Handle splitAcrossThreads(ImplicitLocOpBuilder &b, Handle op,
+                          const Strategy &strategy) {
+  if (!strategy.threads.empty())
+    return tileForThreads(b, op, strategy.threads).op;
+  if (!strategy.threadCounts.empty())
+    return splitForThreads(b, op, strategy.threadCounts).op;
+  return op;
+}
+
 std::pair<Handle, Handle> fuseInto(ImplicitLocOpBuilder &b, Handle producer,
                                    Handle loop) {
   auto fused = transform::FuseIntoContainingOp::create(b, producer, loop);

@@ -9,6 +9,8 @@
 #ifndef LIGHTHOUSE_LIB_CODEGEN_CPU_TRANSFORMBUILDERS_H
 #define LIGHTHOUSE_LIB_CODEGEN_CPU_TRANSFORMBUILDERS_H
 
+#include "lighthouse/Codegen/CPU/Strategy.h"
+
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 namespace lighthouse::cpu::tx {
@@ -39,6 +41,11 @@ Tiled tileForThreads(mlir::ImplicitLocOpBuilder &b, Handle op,
 /// An scf.forall over `counts` parts of each loop (0: not split).
 Tiled splitForThreads(mlir::ImplicitLocOpBuilder &b, Handle op,
                       llvm::ArrayRef<int64_t> counts);
+/// `op` split across threads as `strategy` says (its `threads` or
+/// `thread_counts`): the handle of each thread's part, or `op` itself when
+/// the strategy splits nothing.
+Handle splitAcrossThreads(mlir::ImplicitLocOpBuilder &b, Handle op,
+                          const Strategy &strategy);
 /// Fuses `producer` into `loop`: returns the fused op and the new loop.
 std::pair<Handle, Handle> fuseInto(mlir::ImplicitLocOpBuilder &b,
                                    Handle producer, Handle loop);
