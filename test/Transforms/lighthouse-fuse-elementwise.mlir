@@ -40,9 +40,9 @@ func.func @batch_norm_relu(%x: tensor<4x8x16x16xf32>, %mean: tensor<8x1x1xf32>, 
 
 // -----
 
-// Left apart: a result with two users (it would be computed twice), one read
-// through a broadcast (once per element instead of once per row), and an
-// elementwise op feeding a reduction.
+// Left apart: a result with two users (it would be computed twice: the
+// exponentials feed the sum and the scaling) and one read through a
+// broadcast (once per element instead of once per row).
 // CHECK-LABEL: func.func @left_apart(
 // CHECK:         %[[EXP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x32xf32>)
 // CHECK:           math.exp
@@ -153,4 +153,59 @@ func.func @loops_and_vectors(%x: tensor<4x32xf32>) -> (tensor<4x32xf32>, tensor<
     linalg.yield %r : f32
   } -> tensor<4x32xf32>
   return %exp1, %exp2, %relu : tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xf32>
+}
+
+// -----
+
+// A variance as imported, in f64: the conversion to f64, which two ops read,
+// is copied into each; x - mean, read twice by the squaring, and the
+// squaring are merged into the sum: two reductions over x, no f64 tensor.
+// CHECK-LABEL: func.func @variance(
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X:.*]] : tensor<4x32xf32>)
+// CHECK:           arith.extf
+// CHECK:           arith.addf
+// CHECK:         %[[SQUARES:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[SUM]], %[[X]], %[[SUM]] : tensor<4x32xf32>, tensor<4xf64>, tensor<4x32xf32>, tensor<4xf64>)
+// CHECK:           arith.extf
+// CHECK:           arith.subf
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:         return %[[SQUARES]]
+#rows = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @variance(%x: tensor<4x32xf32>) -> tensor<4xf64> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<4x32xf64>
+  %wide = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x32xf32>) outs(%e : tensor<4x32xf64>) {
+  ^bb0(%v: f32, %o: f64):
+    %r = arith.extf %v : f32 to f64
+    linalg.yield %r : f64
+  } -> tensor<4x32xf64>
+  %e4 = tensor.empty() : tensor<4xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e4 : tensor<4xf64>) -> tensor<4xf64>
+  %sum = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%wide : tensor<4x32xf64>) outs(%init : tensor<4xf64>) {
+  ^bb0(%v: f64, %acc: f64):
+    %r = arith.addf %v, %acc : f64
+    linalg.yield %r : f64
+  } -> tensor<4xf64>
+  %centered = linalg.generic {indexing_maps = [#rows, #row, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%wide, %sum : tensor<4x32xf64>, tensor<4xf64>) outs(%e : tensor<4x32xf64>) {
+  ^bb0(%v: f64, %m: f64, %o: f64):
+    %r = arith.subf %v, %m : f64
+    linalg.yield %r : f64
+  } -> tensor<4x32xf64>
+  %squares = linalg.generic {indexing_maps = [#rows, #rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%centered, %centered : tensor<4x32xf64>, tensor<4x32xf64>) outs(%e : tensor<4x32xf64>) {
+  ^bb0(%a: f64, %b: f64, %o: f64):
+    %r = arith.mulf %a, %b : f64
+    linalg.yield %r : f64
+  } -> tensor<4x32xf64>
+  %variance = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%squares : tensor<4x32xf64>) outs(%init : tensor<4xf64>) {
+  ^bb0(%v: f64, %acc: f64):
+    %r = arith.addf %v, %acc : f64
+    linalg.yield %r : f64
+  } -> tensor<4xf64>
+  return %variance : tensor<4xf64>
 }

@@ -201,15 +201,19 @@ def FoldConstantTransposes
 }
 
 def FuseElementwise : Pass<"lighthouse-fuse-elementwise", "::mlir::ModuleOp"> {
-  let summary = "Merge chains of elementwise generics into one";
+  let summary = "Merge chains of elementwise generics into one, and into "
+    "reductions";
   let description = [{
     Merges each elementwise `linalg.generic` on tensors into the elementwise
-    generic that is its only user and reads it element for element, so that
-    a chain (an inference batch norm and its ReLU, a bias and an activation)
-    reads and writes the activation once instead of once per op. A result
-    with several users, one read through a broadcast, and ops that the fast
-    pipeline leaves to loops (`i1`, `math.fpowi`) next to ops it vectorizes
-    are left apart.
+    generic or the reduction that is its only user and reads it element for
+    element, so that a chain (an inference batch norm and its ReLU, a bias
+    and an activation, the squares a variance sums) reads and writes the
+    activation once instead of once per op. A conversion (`arith.extf`, ...)
+    with several users is copied into each: converting again costs less than
+    writing and reading the converted tensor. Other results with several
+    users, one read through a broadcast, and ops that the fast pipeline
+    leaves to loops (`i1`, `math.fpowi`) next to ops it vectorizes are left
+    apart.
 
     ```mlir
     // before

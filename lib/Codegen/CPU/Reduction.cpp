@@ -47,10 +47,9 @@ std::optional<Strategy> selectReduction(linalg::LinalgOp op,
       op.getNumLoops() < 2 || op.getNumReductionLoops() != 1 ||
       !linalg::isReductionIterator(op.getIteratorTypesArray().back()) ||
       !op.hasOnlyProjectedPermutations() ||
+      !isa<Float32Type, Float64Type>(getElementTypeOrSelf(op->getResult(0))) ||
       !llvm::all_of(op->getOperandTypes(), [&](Type type) {
-        return getElementTypeOrSelf(type) ==
-                   getElementTypeOrSelf(op->getResult(0)) &&
-               isa<Float32Type, Float64Type>(getElementTypeOrSelf(type));
+        return isa<FloatType>(getElementTypeOrSelf(type));
       }))
     return std::nullopt;
   // The result is indexed by the rows, in order: (d0, ..., dn-2).

@@ -48,14 +48,20 @@ public:
       std::optional<Strategy> strategy;
       SmallVector<Operation *> fused;
       // A contraction reduces: `a * b + c` elementwise has the body of one.
-      if (linalg::isaContractionOpInterface(op) && op.getNumReductionLoops())
+      bool contraction =
+          linalg::isaContractionOpInterface(op) && op.getNumReductionLoops();
+      if (contraction)
         strategy = selectContraction(op, *context, fused);
       else if (linalg::isaConvolutionOpInterface(op))
         strategy = selectConvolution(op, *context);
-      else if (op.getNumReductionLoops())
-        strategy = selectReduction(op, *context);
       else if (linalg::isElementwise(op))
         strategy = selectElementwise(op, *context);
+      // Reductions no other family takes, row-wise dot products (contractions
+      // of no form the contraction policy takes) among them.
+      if ((contraction && !strategy) ||
+          (!contraction && op.getNumReductionLoops() &&
+           !linalg::isaConvolutionOpInterface(op)))
+        strategy = selectReduction(op, *context);
       if (!strategy)
         return;
       setStrategy(op, *strategy);
