@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lighthouse/Transforms/Constants.h"
 #include "lighthouse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -27,29 +27,6 @@ namespace lighthouse {
 #include "lighthouse/Transforms/Passes.h.inc"
 
 namespace {
-
-/// The row-major bytes of the elements of a dense or dense_resource
-/// constant that is not a splat, with whole bytes per element.
-static std::optional<ArrayRef<char>> elementBytes(ElementsAttr constant) {
-  Type elementType = constant.getElementType();
-  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() % 8)
-    return std::nullopt;
-  if (auto dense = dyn_cast<DenseElementsAttr>(constant)) {
-    if (dense.isSplat())
-      return std::nullopt;
-    return dense.getRawData();
-  }
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    // A blob that does not hold exactly the elements is left alone.
-    if (!blob || blob->getData().size() !=
-                     static_cast<size_t>(constant.getNumElements()) *
-                         (elementType.getIntOrFloatBitWidth() / 8))
-      return std::nullopt;
-    return blob->getData();
-  }
-  return std::nullopt;
-}
 
 /// `input` (row-major, `elementSize` bytes an element, of `shape`) with its
 /// dimensions permuted: result dimension i is input dimension

@@ -271,11 +271,12 @@ def test_other_settings_match_eager(compiled_models, name, pipeline, unroll_loop
 
 @pytest.mark.parametrize(
     "m, n, k",
-    [(256, 256, 256), (64, 1024, 128), (64, 64, 1000), (10, 7, 5), (None, 96, 64)],
+    [(256, 256, 256), (64, 1024, 128), (64, 64, 1000), (61, 250, 100), (10, 7, 5), (None, 96, 64)],
     ids=[
         "threads-and-vectors",
         "column-blocks",
         "shrunk-cache-tile",
+        "padded-to-register-tiles",
         "ragged-loops",
         "dynamic-rows",
     ],
@@ -290,6 +291,21 @@ def test_fast_pipeline_matmul(m, n, k, generic):
     for rows in [m] if m is not None else [0, 1, 8, 19, 64]:
         a = rng.standard_normal((rows, k), dtype=np.float32)
         np.testing.assert_allclose(compiled(a, b), a @ b, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("batch", [197, 32])
+def test_linear_layers_padded_to_register_tiles(batch):
+    """Sizes that are not multiples of the register tile (ViT's 197 tokens, a
+    1000-class head) are padded with zeros, the constant weight once, at
+    compile time, and computed by the blocked strategy."""
+    layer = models.seeded(torch.nn.Linear(768, 1000))
+    x = torch.randn(batch, 768, generator=torch.Generator().manual_seed(batch))
+    compiled = lighthouse.compile(layer, (x,), pipeline="fast", dump_ir=True)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), layer(x), rtol=1e-4, atol=1e-4)
+    # Register tiles of 8 rows by 32 columns: FMAs on vectors of 32 floats.
+    assert "llvm.intr.fmuladd" in compiled.ir["llvm"]
+    assert "vector<32xf32>" in compiled.ir["llvm"]
 
 
 def test_save_and_load_in_a_fresh_process(tmp_path):

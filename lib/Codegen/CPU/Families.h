@@ -47,6 +47,11 @@ struct BuildContext {
 std::optional<Strategy>
 selectContraction(mlir::linalg::LinalgOp op, const SelectionContext &context,
                   llvm::SmallVectorImpl<mlir::Operation *> &fused);
+/// Pads the operands of each matmul whose static sizes are not multiples of
+/// the register tile with zeros to the next multiples, when that grows its
+/// work by at most an eighth, and computes it on the padded operands (the
+/// result is a slice of the padded one): the blocked strategy then takes it.
+void padToRegisterTiles(mlir::ModuleOp module, const SelectionContext &context);
 mlir::LogicalResult verifyContraction(mlir::Operation *op,
                                       const Strategy &strategy);
 void buildContraction(const BuildContext &context);

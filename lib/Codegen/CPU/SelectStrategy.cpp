@@ -38,6 +38,8 @@ public:
     FailureOr<SelectionContext> context = selectionContext(module);
     if (failed(context))
       return signalPassFailure();
+    // Variants rewritten into the forms the policies take.
+    padToRegisterTiles(module, *context);
     versionOnBatchSize(module, *context);
     Strategy fusedStrategy(StrategyKind::Fused);
     module.walk([&](linalg::LinalgOp op) {

@@ -307,3 +307,26 @@ func.func @other_reductions(%x: tensor<128x1000xf32>, %c: tensor<1000xf32>, %y: 
   } -> tensor<16xf32>
   return %cols, %odd : tensor<1000xf32>, tensor<16xf32>
 }
+
+// -----
+
+// Sizes that are not multiples of the register tile: the operands are padded
+// with zeros to the next multiples (here 3% more work) and the padded matmul
+// takes the blocked strategy; its result is a slice of the padded one. A
+// matrix-vector product, 8 times the work padded, is left to loops.
+// AVX512-LABEL: func.func @padded(
+// AVX512:   tensor.pad %{{.*}} low[0, 0] high[3, 4]
+// AVX512:   tensor.pad %{{.*}} low[0, 0] high[4, 6]
+// AVX512:   %[[MM:.*]] = linalg.matmul {lighthouse.strategy = {{{.*}}kind = "contraction.blocked"{{.*}}}} {{.*}} -> tensor<64x256xf32>
+// AVX512:   tensor.extract_slice %[[MM]][0, 0] [61, 250] [1, 1] : tensor<64x256xf32> to tensor<61x250xf32>
+// AVX512:   linalg.matmul ins({{.*}} : tensor<1x100xf32>, tensor<100x250xf32>)
+// AVX512-NOT: lighthouse.strategy
+// AVX2-LABEL: func.func @padded(
+// AVX2:   tensor.pad %{{.*}} low[0, 0] high[3, 4]
+// AVX2:   tensor.pad %{{.*}} low[0, 0] high[4, 6]
+// AVX2:   linalg.matmul {lighthouse.strategy = {{{.*}}kind = "contraction.blocked"{{.*}}}} {{.*}} -> tensor<64x256xf32>
+func.func @padded(%a: tensor<61x100xf32>, %b: tensor<100x250xf32>, %c: tensor<61x250xf32>, %v: tensor<1x100xf32>, %d: tensor<1x250xf32>) -> (tensor<61x250xf32>, tensor<1x250xf32>) {
+  %r = linalg.matmul ins(%a, %b : tensor<61x100xf32>, tensor<100x250xf32>) outs(%c : tensor<61x250xf32>) -> tensor<61x250xf32>
+  %s = linalg.matmul ins(%v, %b : tensor<1x100xf32>, tensor<100x250xf32>) outs(%d : tensor<1x250xf32>) -> tensor<1x250xf32>
+  return %r, %s : tensor<61x250xf32>, tensor<1x250xf32>
+}
