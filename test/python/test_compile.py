@@ -691,6 +691,10 @@ OPS = {
         lambda x: F.max_pool2d(x, 2),
         (torch.tensor([1.0, float("nan"), 2.0, 3.0]).repeat(4, 8, 4).unsqueeze(0),),
     ),
+    # Batches of matmuls: a loop of 2-D matmuls, across the threads from 2M
+    # multiply-adds on; attention's q @ k^T and @ v.
+    "bmm-threads": (torch.bmm, (torch.randn(8, 64, 96), torch.randn(8, 96, 128))),
+    "bmm-4d": (lambda a, b: a @ b, (torch.randn(2, 3, 16, 8), torch.randn(2, 3, 8, 32))),
     # Row reductions: rows in blocks, reduced in vectors of partial results
     # (the fast pipeline's reduction.rows), a softmax's max and sum, a layer
     # norm's mean and variance (in f64), rows of 8 to 64 floats at a time;

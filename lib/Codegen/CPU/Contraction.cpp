@@ -21,9 +21,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/TransformOps/MemRefTransformOps.h"
 #include "mlir/Dialect/SCF/TransformOps/SCFTransformOps.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/TransformOps/TensorTransformOps.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
@@ -165,6 +167,71 @@ void padToRegisterTiles(ModuleOp module, const SelectionContext &context) {
     op->erase();
     if (fill && fill->use_empty())
       fill->erase();
+  }
+}
+
+/// Whether `op` is a batch of matmuls C(b, m, n) += A(b, m, k) * B(b, k, n)
+/// of static sizes.
+static bool isCanonicalBatchMatmul(linalg::LinalgOp op) {
+  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
+      llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  using Loops = SmallVector<unsigned, 2>;
+  if (failed(dims) || dims->batch != Loops{0} || dims->m != Loops{1} ||
+      dims->n != Loops{2} || dims->k != Loops{3})
+    return false;
+  MLIRContext *context = op.getContext();
+  AffineExpr b, m, n, k;
+  bindDims(context, b, m, n, k);
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    return AffineMap::get(4, 0, results, context);
+  };
+  return op.getIndexingMapsArray() ==
+         SmallVector<AffineMap>{map({b, m, k}), map({b, k, n}), map({b, m, n})};
+}
+
+void splitBatchMatmuls(ModuleOp module, const SelectionContext &context) {
+  SmallVector<linalg::LinalgOp> batches;
+  module.walk([&](linalg::LinalgOp op) {
+    if (isCanonicalBatchMatmul(op) && !staysScalar(op))
+      batches.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : batches) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    // The batch across the threads when the whole holds work for them (an
+    // scf.forall of an iteration per matmul, which OpenMP shares out), else
+    // a loop.
+    bool threaded = context.target.threads > 1 && ranges[0] > 1 &&
+                    llvm::product_of(ranges) >= kMinThreadedWork;
+    scf::SCFTilingOptions options;
+    options.setTileSizes({rewriter.getIndexAttr(1), rewriter.getIndexAttr(0),
+                          rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)});
+    options.setLoopType(threaded ? scf::SCFTilingOptions::LoopType::ForallOp
+                                 : scf::SCFTilingOptions::LoopType::ForOp);
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled))
+      continue;
+    rewriter.replaceOp(op, tiled->replacements);
+    // The matmul of one batch element, as a 2-D generic of the matmul's
+    // form (its unit batch dimension dropped).
+    auto one = cast<linalg::LinalgOp>(tiled->tiledOps.front());
+    rewriter.setInsertionPoint(one);
+    FailureOr<linalg::GenericOp> generic =
+        linalg::generalizeNamedOp(rewriter, one);
+    if (failed(generic))
+      continue;
+    linalg::ControlDropUnitDims unitBatch;
+    unitBatch.controlFn = [](Operation *) { return SmallVector<unsigned>{0}; };
+    FailureOr<linalg::DropUnitDimsResult> dropped =
+        linalg::dropUnitDims(rewriter, *generic, unitBatch);
+    if (succeeded(dropped))
+      rewriter.replaceOp(*generic, dropped->replacements);
   }
 }
 

@@ -52,6 +52,11 @@ selectContraction(mlir::linalg::LinalgOp op, const SelectionContext &context,
 /// work by at most an eighth, and computes it on the padded operands (the
 /// result is a slice of the padded one): the blocked strategy then takes it.
 void padToRegisterTiles(mlir::ModuleOp module, const SelectionContext &context);
+/// Splits each batch of matmuls of static sizes into a loop over the batch
+/// of 2-D matmuls (generics of the matmul's form, which the blocked
+/// strategy takes), the loop an scf.forall across the threads when the
+/// batch holds work for them.
+void splitBatchMatmuls(mlir::ModuleOp module, const SelectionContext &context);
 mlir::LogicalResult verifyContraction(mlir::Operation *op,
                                       const Strategy &strategy);
 void buildContraction(const BuildContext &context);

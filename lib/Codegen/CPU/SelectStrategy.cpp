@@ -39,31 +39,38 @@ public:
     if (failed(context))
       return signalPassFailure();
     // Variants rewritten into the forms the policies take.
+    splitBatchMatmuls(module, *context);
     padToRegisterTiles(module, *context);
     versionOnBatchSize(module, *context);
     Strategy fusedStrategy(StrategyKind::Fused);
+    // Ops inside an scf.forall (a batch of matmuls split across the threads)
+    // run on the thread of their iteration: no split of their own.
+    SelectionContext oneThread = *context;
+    oneThread.target.threads = 1;
     module.walk([&](linalg::LinalgOp op) {
       // Ops that stay scalar, and ops with a strategy already: fused into
       // an earlier op's, or chosen with the versions of their batch.
       if (staysScalar(op) || op->hasAttr(kStrategyAttrName))
         return;
+      const SelectionContext &opContext =
+          op->getParentOfType<scf::ForallOp>() ? oneThread : *context;
       std::optional<Strategy> strategy;
       SmallVector<Operation *> fused;
       // A contraction reduces: `a * b + c` elementwise has the body of one.
       bool contraction =
           linalg::isaContractionOpInterface(op) && op.getNumReductionLoops();
       if (contraction)
-        strategy = selectContraction(op, *context, fused);
+        strategy = selectContraction(op, opContext, fused);
       else if (linalg::isaConvolutionOpInterface(op))
-        strategy = selectConvolution(op, *context);
+        strategy = selectConvolution(op, opContext);
       else if (linalg::isElementwise(op))
-        strategy = selectElementwise(op, *context);
+        strategy = selectElementwise(op, opContext);
       // Reductions no other family takes, row-wise dot products (contractions
       // of no form the contraction policy takes) among them.
       if ((contraction && !strategy) ||
           (!contraction && op.getNumReductionLoops() &&
            !linalg::isaConvolutionOpInterface(op)))
-        strategy = selectReduction(op, *context);
+        strategy = selectReduction(op, opContext);
       if (!strategy)
         return;
       setStrategy(op, *strategy);

@@ -95,14 +95,14 @@ func.func @generic_matmul(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tens
 
 // -----
 
-// Contractions of other forms have no strategy yet: loops.
+// A batch of matmuls of a dynamic size has no strategy yet: loops.
 // AVX512-LABEL: func.func @batch_matmul(
 // AVX512-NOT: lighthouse.strategy
 // AVX2-LABEL: func.func @batch_matmul(
 // AVX2-NOT: lighthouse.strategy
-func.func @batch_matmul(%a: tensor<4x64x64xf32>, %b: tensor<4x64x64xf32>, %c: tensor<4x64x64xf32>) -> tensor<4x64x64xf32> {
-  %r = linalg.batch_matmul ins(%a, %b : tensor<4x64x64xf32>, tensor<4x64x64xf32>) outs(%c : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
-  return %r : tensor<4x64x64xf32>
+func.func @batch_matmul(%a: tensor<?x64x64xf32>, %b: tensor<?x64x64xf32>, %c: tensor<?x64x64xf32>) -> tensor<?x64x64xf32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<?x64x64xf32>, tensor<?x64x64xf32>) outs(%c : tensor<?x64x64xf32>) -> tensor<?x64x64xf32>
+  return %r : tensor<?x64x64xf32>
 }
 
 // -----
@@ -329,4 +329,24 @@ func.func @padded(%a: tensor<61x100xf32>, %b: tensor<100x250xf32>, %c: tensor<61
   %r = linalg.matmul ins(%a, %b : tensor<61x100xf32>, tensor<100x250xf32>) outs(%c : tensor<61x250xf32>) -> tensor<61x250xf32>
   %s = linalg.matmul ins(%v, %b : tensor<1x100xf32>, tensor<100x250xf32>) outs(%d : tensor<1x250xf32>) -> tensor<1x250xf32>
   return %r, %s : tensor<61x250xf32>, tensor<1x250xf32>
+}
+
+// -----
+
+// A batch of matmuls: a loop over the batch of 2-D matmuls (generics of the
+// matmul's form), an scf.forall across the threads when the batch holds 2M
+// multiply-adds or more; inside it, the matmuls split nothing further.
+// AVX512-LABEL: func.func @batch(
+// AVX512:   scf.forall (%{{.*}}) in (48)
+// AVX512:     linalg.generic {{.*}}lighthouse.strategy = {cache = array<i64: 128, 128, 64>, kind = "contraction.blocked", registers = array<i64: 8, 32, 8>}
+// AVX512:   scf.for
+// AVX512:     linalg.generic {{.*}}lighthouse.strategy = {cache = array<i64: 16, 32, 8>, kind = "contraction.blocked", registers = array<i64: 8, 32, 8>}
+// AVX2-LABEL: func.func @batch(
+// AVX2:   scf.forall (%{{.*}}) in (48)
+// AVX2:     linalg.generic {{.*}}lighthouse.strategy = {cache = array<i64: 128, 128, 64>, kind = "contraction.blocked", registers = array<i64: 8, 16, 8>}
+func.func @batch(%a: tensor<48x128x64xf32>, %b: tensor<48x64x128xf32>, %c: tensor<48x128x128xf32>,
+                 %x: tensor<2x16x8xf32>, %y: tensor<2x8x32xf32>, %z: tensor<2x16x32xf32>) -> (tensor<48x128x128xf32>, tensor<2x16x32xf32>) {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<48x128x64xf32>, tensor<48x64x128xf32>) outs(%c : tensor<48x128x128xf32>) -> tensor<48x128x128xf32>
+  %s = linalg.batch_matmul ins(%x, %y : tensor<2x16x8xf32>, tensor<2x8x32xf32>) outs(%z : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  return %r, %s : tensor<48x128x128xf32>, tensor<2x16x32xf32>
 }
