@@ -675,6 +675,21 @@ OPS = {
         lambda x, w: F.conv2d(x, w, stride=2, padding=1),
         (torch.randn(2, 3, 16, 16), torch.randn(8, 3, 3, 3)),
     ),
+    # 1-D convolutions as 2-D ones of height 1, 3-D ones as loops of 2-D ones
+    # over output and filter depths (across threads from 2M multiply-adds).
+    "conv1d-strided-dilated": (
+        lambda x, w: F.conv1d(x, w, stride=2, dilation=2, padding=2),
+        (torch.randn(2, 8, 70), torch.randn(16, 8, 3)),
+    ),
+    "conv3d": (
+        lambda x, w: F.conv3d(x, w, padding=1),
+        (torch.randn(1, 4, 5, 10, 12), torch.randn(8, 4, 3, 3, 3)),
+    ),
+    "conv3d-strided-threads": (
+        lambda x, w: F.conv3d(x, w, stride=(1, 2, 2), padding=1),
+        # Weights scaled to the 432 terms of each sum: outputs of order 1.
+        (torch.randn(1, 16, 6, 20, 36), torch.randn(16, 16, 3, 3, 3) / 20),
+    ),
     # Poolings: the register kernel's blocks (max, sum), strided and not,
     # padded with -inf, and the 1-D windows (rows of 3 pixels).
     "max-pool-padded": (lambda x: F.max_pool2d(x, 3, 2, 1), (torch.randn(2, 16, 32, 32),)),

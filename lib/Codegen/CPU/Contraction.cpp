@@ -16,31 +16,20 @@
 #include "Families.h"
 #include "TransformBuilders.h"
 
-#include "lighthouse/Transforms/Constants.h"
 #include "lighthouse/Transforms/Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/TransformOps/MemRefTransformOps.h"
 #include "mlir/Dialect/SCF/TransformOps/SCFTransformOps.h"
-#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/TransformOps/TensorTransformOps.h"
-#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/IR/TransformTypes.h"
-#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
-#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
 namespace lighthouse::cpu {
-
-/// Multiply-adds below which a matmul runs on one thread: waking the others
-/// costs tens of microseconds, as much as ~2M multiply-adds on one core.
-constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
 
 /// When a matmul copies B into panels: from half of L2 in floats of B per
 /// thread, read in place (2^18 floats with the 2 MB L2 of the machines
@@ -56,13 +45,7 @@ static int64_t minPackedFloats(const CPUTarget &target) {
 /// 5/M of the matmul.
 constexpr int64_t kMinPackedRows = 64;
 
-/// The loops of C(m, n) += A(m, k) * B(k, n) in the op's iteration space.
-constexpr unsigned kM = 0, kN = 1, kK = 2;
-
-/// Whether `op` is a contraction in the canonical form the strategy takes:
-/// one M, N and K loop, in that order, and A, B, C read as (m, k), (k, n),
-/// (m, n).
-static bool isCanonicalMatmul(linalg::LinalgOp op) {
+bool isCanonicalMatmul(linalg::LinalgOp op) {
   if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1)
     return false;
@@ -80,159 +63,6 @@ static bool isCanonicalMatmul(linalg::LinalgOp op) {
   };
   return op.getIndexingMapsArray() ==
          SmallVector<AffineMap>{map({m, k}), map({k, n}), map({m, n})};
-}
-
-/// The most a matmul's work may grow when padded to whole register tiles:
-/// 1000^3 padded to 1000x1024x1000 does 2.4% more multiply-adds, 197x768x
-/// 2304 (ViT) 1.5% more, where loops ran it at a tenth of the blocked
-/// code's speed; a matrix-vector product (M = 1, 8x) is not padded.
-constexpr double kMaxPaddedWork = 1.125;
-
-/// `value` padded with zeros to `shape`: a constant padded now, once (a
-/// weight), else a tensor.pad, which the pipeline computes in place (the
-/// producer writes into the padded tensor).
-static Value padWithZeros(OpBuilder &b, Location loc, Value value,
-                          ArrayRef<int64_t> shape) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getShape() == shape)
-    return value;
-  auto paddedType = RankedTensorType::get(shape, type.getElementType());
-  SmallVector<int64_t> high;
-  for (auto [size, padded] : llvm::zip(type.getShape(), shape))
-    high.push_back(padded - size);
-  ElementsAttr constant;
-  if (matchPattern(value, m_Constant(&constant)))
-    if (std::optional<ElementsAttr> padded =
-            padConstantWithZeros(constant, high))
-      return arith::ConstantOp::create(b, loc, paddedType,
-                                       cast<TypedAttr>(*padded));
-  Value zero =
-      arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
-  return tensor::createPadHighOp(paddedType, value, zero, /*nofold=*/false, loc,
-                                 b);
-}
-
-void padToRegisterTiles(ModuleOp module, const SelectionContext &context) {
-  SmallVector<linalg::LinalgOp> matmuls;
-  module.walk([&](linalg::LinalgOp op) {
-    if (op.hasPureTensorSemantics() && isCanonicalMatmul(op) &&
-        !staysScalar(op) &&
-        llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic) &&
-        llvm::all_of(op->getOperandTypes(), [](Type type) {
-          return Builder(type.getContext())
-                     .getZeroAttr(getElementTypeOrSelf(type)) != nullptr;
-        }))
-      matmuls.push_back(op);
-  });
-  for (linalg::LinalgOp op : matmuls) {
-    SmallVector<int64_t> sizes = op.getStaticLoopRanges(), padded;
-    double work = 1, paddedWork = 1;
-    for (auto [size, tile] : llvm::zip(sizes, context.registerTiles)) {
-      padded.push_back(llvm::alignTo(size, tile));
-      work *= size;
-      paddedWork *= padded.back();
-    }
-    if (padded == sizes || paddedWork > kMaxPaddedWork * work)
-      continue;
-    OpBuilder b(op);
-    Location loc = op.getLoc();
-    Value lhs =
-        padWithZeros(b, loc, op.getDpsInputs()[0], {padded[kM], padded[kK]});
-    Value rhs =
-        padWithZeros(b, loc, op.getDpsInputs()[1], {padded[kK], padded[kN]});
-    // C: a fill of the padded shape when it is a fill (each block of C then
-    // fills itself), else padded.
-    Value init = op.getDpsInits()[0];
-    auto fill = init.getDefiningOp<linalg::FillOp>();
-    auto initType = cast<RankedTensorType>(init.getType());
-    if (fill && init.hasOneUse() && fill.hasPureTensorSemantics()) {
-      Value empty = tensor::EmptyOp::create(
-          b, loc, ArrayRef<int64_t>{padded[kM], padded[kN]},
-          initType.getElementType());
-      init = linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
-                 .getResult(0);
-    } else {
-      init = padWithZeros(b, loc, init, {padded[kM], padded[kN]});
-    }
-    Type resultType = init.getType();
-    Operation *paddedOp =
-        clone(b, op, TypeRange{resultType}, ValueRange{lhs, rhs, init});
-    Value result = tensor::ExtractSliceOp::create(
-        b, loc, initType, paddedOp->getResult(0),
-        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(sizes[kM]),
-                               b.getIndexAttr(sizes[kN])},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-    op->getResult(0).replaceAllUsesWith(result);
-    op->erase();
-    if (fill && fill->use_empty())
-      fill->erase();
-  }
-}
-
-/// Whether `op` is a batch of matmuls C(b, m, n) += A(b, m, k) * B(b, k, n)
-/// of static sizes.
-static bool isCanonicalBatchMatmul(linalg::LinalgOp op) {
-  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
-      llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
-    return false;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  using Loops = SmallVector<unsigned, 2>;
-  if (failed(dims) || dims->batch != Loops{0} || dims->m != Loops{1} ||
-      dims->n != Loops{2} || dims->k != Loops{3})
-    return false;
-  MLIRContext *context = op.getContext();
-  AffineExpr b, m, n, k;
-  bindDims(context, b, m, n, k);
-  auto map = [&](ArrayRef<AffineExpr> results) {
-    return AffineMap::get(4, 0, results, context);
-  };
-  return op.getIndexingMapsArray() ==
-         SmallVector<AffineMap>{map({b, m, k}), map({b, k, n}), map({b, m, n})};
-}
-
-void splitBatchMatmuls(ModuleOp module, const SelectionContext &context) {
-  SmallVector<linalg::LinalgOp> batches;
-  module.walk([&](linalg::LinalgOp op) {
-    if (isCanonicalBatchMatmul(op) && !staysScalar(op))
-      batches.push_back(op);
-  });
-  IRRewriter rewriter(module.getContext());
-  for (linalg::LinalgOp op : batches) {
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    // The batch across the threads when the whole holds work for them (an
-    // scf.forall of an iteration per matmul, which OpenMP shares out), else
-    // a loop.
-    bool threaded = context.target.threads > 1 && ranges[0] > 1 &&
-                    llvm::product_of(ranges) >= kMinThreadedWork;
-    scf::SCFTilingOptions options;
-    options.setTileSizes({rewriter.getIndexAttr(1), rewriter.getIndexAttr(0),
-                          rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)});
-    options.setLoopType(threaded ? scf::SCFTilingOptions::LoopType::ForallOp
-                                 : scf::SCFTilingOptions::LoopType::ForOp);
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(op.getOperation()), options);
-    if (failed(tiled))
-      continue;
-    rewriter.replaceOp(op, tiled->replacements);
-    // The matmul of one batch element, as a 2-D generic of the matmul's
-    // form (its unit batch dimension dropped).
-    auto one = cast<linalg::LinalgOp>(tiled->tiledOps.front());
-    rewriter.setInsertionPoint(one);
-    FailureOr<linalg::GenericOp> generic =
-        linalg::generalizeNamedOp(rewriter, one);
-    if (failed(generic))
-      continue;
-    linalg::ControlDropUnitDims unitBatch;
-    unitBatch.controlFn = [](Operation *) { return SmallVector<unsigned>{0}; };
-    FailureOr<linalg::DropUnitDimsResult> dropped =
-        linalg::dropUnitDims(rewriter, *generic, unitBatch);
-    if (succeeded(dropped))
-      rewriter.replaceOp(*generic, dropped->replacements);
-  }
 }
 
 /// Whether `generic`, reading `use` (a matmul's result, or the previous

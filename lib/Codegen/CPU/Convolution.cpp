@@ -24,11 +24,6 @@ using namespace mlir;
 
 namespace lighthouse::cpu {
 
-/// Multiply-adds (or comparisons) below which a convolution or pooling runs
-/// on one thread: waking the others costs tens of microseconds, as much as
-/// ~2M multiply-adds on one core.
-constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
-
 /// Whether `op` is a convolution or pooling in a layout the strategies
 /// take: 2-D NCHW (WindowRows.h).
 static bool isNchwWindow(linalg::LinalgOp op) {

@@ -42,8 +42,23 @@ struct BuildContext {
   const Strategy &strategy;
 };
 
-// Contractions (Contraction.cpp). `fused` receives the consumers computed
-// inside the contraction's loops, which get no strategy of their own.
+/// Multiply-adds below which a contraction or convolution runs on one
+/// thread: waking the others costs tens of microseconds, as much as ~2M
+/// multiply-adds on one core.
+constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
+
+/// The loops of C(m, n) += A(m, k) * B(k, n) in a matmul's iteration space.
+constexpr unsigned kM = 0, kN = 1, kK = 2;
+
+// Contractions (Contraction.cpp; their rewrites into its forms,
+// ContractionForms.cpp).
+
+/// Whether `op` is a contraction in the canonical form the blocked strategy
+/// takes: one M, N and K loop, in that order, and A, B, C read as (m, k),
+/// (k, n), (m, n).
+bool isCanonicalMatmul(mlir::linalg::LinalgOp op);
+/// `fused` receives the consumers computed inside the contraction's loops,
+/// which get no strategy of their own.
 std::optional<Strategy>
 selectContraction(mlir::linalg::LinalgOp op, const SelectionContext &context,
                   llvm::SmallVectorImpl<mlir::Operation *> &fused);
@@ -61,8 +76,15 @@ mlir::LogicalResult verifyContraction(mlir::Operation *op,
                                       const Strategy &strategy);
 void buildContraction(const BuildContext &context);
 
-// Convolutions and poolings (Convolution.cpp). Selection first versions
-// convolutions with a dynamic batch on its size (`versionOnBatchSize`).
+// Convolutions and poolings (Convolution.cpp; their rewrites into its forms,
+// ConvolutionForms.cpp). Selection first versions convolutions with a
+// dynamic batch on its size (`versionOnBatchSize`).
+
+/// Rewrites 1-D NCW convolutions into 2-D NCHW ones of height 1, and 3-D
+/// NCDHW ones of static sizes into loops over output and filter depths of
+/// 2-D NCHW ones (generics), the output depths an scf.forall across the
+/// threads from 2M multiply-adds.
+void convolutionsAs2D(mlir::ModuleOp module, const SelectionContext &context);
 void versionOnBatchSize(mlir::ModuleOp module, const SelectionContext &context);
 std::optional<Strategy> selectConvolution(mlir::linalg::LinalgOp op,
                                           const SelectionContext &context);

@@ -40,6 +40,7 @@ public:
       return signalPassFailure();
     // Variants rewritten into the forms the policies take.
     splitBatchMatmuls(module, *context);
+    convolutionsAs2D(module, *context);
     padToRegisterTiles(module, *context);
     versionOnBatchSize(module, *context);
     Strategy fusedStrategy(StrategyKind::Fused);

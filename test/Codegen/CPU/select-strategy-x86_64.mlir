@@ -350,3 +350,28 @@ func.func @batch(%a: tensor<48x128x64xf32>, %b: tensor<48x64x128xf32>, %c: tenso
   %s = linalg.batch_matmul ins(%x, %y : tensor<2x16x8xf32>, tensor<2x8x32xf32>) outs(%z : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
   return %r, %s : tensor<48x128x128xf32>, tensor<2x16x32xf32>
 }
+
+// -----
+
+// A 1-D convolution is a 2-D one of height 1; a 3-D one a loop over output
+// depths (across the threads from 2M multiply-adds) of a loop over filter
+// depths of 2-D ones (generics): the register kernel takes them.
+// AVX512-LABEL: func.func @convolutions_1d_3d(
+// AVX512:   tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [1, 8, 1, 66]
+// AVX512:   linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 8, 1, 16, 0, 0, 0>}
+// AVX512:   scf.forall (%{{.*}}) in (6)
+// AVX512:     scf.for
+// AVX512:       linalg.generic {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 8, 2, 12, 0, 0, 0>}
+// AVX2-LABEL: func.func @convolutions_1d_3d(
+// AVX2:   linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 4, 1, 8, 0, 0, 0>}
+// AVX2:   scf.forall (%{{.*}}) in (6)
+// AVX2:       linalg.generic {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 4, 2, 6, 0, 0, 0>}
+func.func @convolutions_1d_3d(%x: tensor<1x8x66xf32>, %w: tensor<16x8x3xf32>, %o: tensor<1x16x64xf32>,
+                              %v: tensor<1x16x8x22x14xf32>, %k: tensor<32x16x3x3x3xf32>, %p: tensor<1x32x6x20x12xf32>)
+    -> (tensor<1x16x64xf32>, tensor<1x32x6x20x12xf32>) {
+  %r = linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
+      ins(%x, %w : tensor<1x8x66xf32>, tensor<16x8x3xf32>) outs(%o : tensor<1x16x64xf32>) -> tensor<1x16x64xf32>
+  %s = linalg.conv_3d_ncdhw_fcdhw {dilations = dense<1> : tensor<3xi64>, strides = dense<1> : tensor<3xi64>}
+      ins(%v, %k : tensor<1x16x8x22x14xf32>, tensor<32x16x3x3x3xf32>) outs(%p : tensor<1x32x6x20x12xf32>) -> tensor<1x32x6x20x12xf32>
+  return %r, %s : tensor<1x16x64xf32>, tensor<1x32x6x20x12xf32>
+}
