@@ -375,3 +375,18 @@ func.func @convolutions_1d_3d(%x: tensor<1x8x66xf32>, %w: tensor<16x8x3xf32>, %o
       ins(%v, %k : tensor<1x16x8x22x14xf32>, tensor<32x16x3x3x3xf32>) outs(%p : tensor<1x32x6x20x12xf32>) -> tensor<1x32x6x20x12xf32>
   return %r, %s : tensor<1x16x64xf32>, tensor<1x32x6x20x12xf32>
 }
+
+// -----
+
+// Wide windows over many channels (a transposed 1-D convolution's: 16
+// columns x 512 channels) are left to loops: the kernel takes windows up
+// to 11 columns, and 1-D windows unroll channels times columns.
+// AVX512-LABEL: func.func @wide_windows(
+// AVX512-NOT: lighthouse.strategy
+// AVX2-LABEL: func.func @wide_windows(
+// AVX2-NOT: lighthouse.strategy
+func.func @wide_windows(%x: tensor<1x512x527xf32>, %w: tensor<256x512x16xf32>, %o: tensor<1x256x512xf32>) -> tensor<1x256x512xf32> {
+  %r = linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
+      ins(%x, %w : tensor<1x512x527xf32>, tensor<256x512x16xf32>) outs(%o : tensor<1x256x512xf32>) -> tensor<1x256x512xf32>
+  return %r : tensor<1x256x512xf32>
+}
