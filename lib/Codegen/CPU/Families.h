@@ -64,13 +64,13 @@ selectContraction(mlir::linalg::LinalgOp op, const SelectionContext &context,
                   llvm::SmallVectorImpl<mlir::Operation *> &fused);
 /// Pads the operands of each matmul whose static sizes are not multiples of
 /// the register tile with zeros to the next multiples, when that grows its
-/// work by at most an eighth, and computes it on the padded operands (the
+/// work by at most half, and computes it on the padded operands (the
 /// result is a slice of the padded one): the blocked strategy then takes it.
 void padToRegisterTiles(mlir::ModuleOp module, const SelectionContext &context);
 /// Splits each batch of matmuls of static sizes into a loop over the batch
 /// of 2-D matmuls (generics of the matmul's form, which the blocked
-/// strategy takes), the loop an scf.forall across the threads when the
-/// batch holds work for them.
+/// strategy takes, padded or not), the loop an scf.forall across the
+/// threads when the batch holds work for them.
 void splitBatchMatmuls(mlir::ModuleOp module, const SelectionContext &context);
 mlir::LogicalResult verifyContraction(mlir::Operation *op,
                                       const Strategy &strategy);
