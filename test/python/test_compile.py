@@ -718,6 +718,9 @@ OPS = {
     "softmax-threads": (lambda x: torch.softmax(x, -1), (torch.randn(512, 1024),)),
     "layer-norm-rows": (lambda x: F.layer_norm(x, (768,)), (torch.randn(128, 768),)),
     "row-max-3d": (lambda x: x.amax(-1), (torch.randn(4, 32, 256),)),
+    # Reductions of several innermost dimensions, collapsed into one.
+    "mean-spatial": (lambda x: x.mean((2, 3)), (torch.randn(2, 16, 12, 12),)),
+    "group-norm-wide": (lambda x: F.group_norm(x, 4), (torch.randn(2, 16, 8, 16),)),
     "row-sum-nan": (
         lambda x: x.sum(-1),
         (torch.tensor([1.0, float("nan")] + [2.0] * 62).repeat(16, 1),),

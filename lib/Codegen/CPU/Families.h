@@ -93,6 +93,11 @@ void buildConvolution(const BuildContext &context);
 void runConvolutionKernels(mlir::ModuleOp module, const CPUTarget &target);
 
 // Row reductions (Reduction.cpp).
+
+/// Collapses the innermost reduced loops of a reduction into one when every
+/// operand reads them as its innermost dimensions (a mean over H x W, a
+/// group norm's statistics over C/G x H x W), the form the policy takes.
+void collapseReducedLoops(mlir::ModuleOp module);
 std::optional<Strategy> selectReduction(mlir::linalg::LinalgOp op,
                                         const SelectionContext &context);
 void buildReduction(const BuildContext &context);

@@ -18,7 +18,9 @@
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 
@@ -38,6 +40,36 @@ static bool hasVectorCombiner(linalg::GenericOp op) {
     return false;
   return isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
              arith::MaxNumFOp, arith::MinNumFOp>(combiners.front());
+}
+
+void collapseReducedLoops(ModuleOp module) {
+  SmallVector<linalg::GenericOp> reductions;
+  module.walk([&](linalg::GenericOp op) {
+    unsigned loops = op.getNumLoops(), reduced = op.getNumReductionLoops();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    if (op.hasPureTensorSemantics() && op.getNumResults() == 1 &&
+        reduced >= 2 && reduced < loops &&
+        llvm::all_of(ArrayRef(iterators).take_back(reduced),
+                     linalg::isReductionIterator) &&
+        cast<linalg::LinalgOp>(op.getOperation())
+            .hasOnlyProjectedPermutations())
+      reductions.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::GenericOp op : reductions) {
+    unsigned loops = op.getNumLoops(), reduced = op.getNumReductionLoops();
+    SmallVector<ReassociationIndices> folded = {
+        llvm::to_vector(llvm::seq<int64_t>(loops - reduced, loops))};
+    // Only when every operand reads the reduced loops as its innermost
+    // dimensions, in order (a contiguous run of elements).
+    if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), folded))
+      continue;
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(op, folded, rewriter);
+    if (succeeded(collapsed))
+      rewriter.replaceOp(op, collapsed->results);
+  }
 }
 
 std::optional<Strategy> selectReduction(linalg::LinalgOp op,

@@ -390,3 +390,24 @@ func.func @wide_windows(%x: tensor<1x512x527xf32>, %w: tensor<256x512x16xf32>, %
       ins(%x, %w : tensor<1x512x527xf32>, tensor<256x512x16xf32>) outs(%o : tensor<1x256x512xf32>) -> tensor<1x256x512xf32>
   return %r : tensor<1x256x512xf32>
 }
+
+// -----
+
+// A reduction of the innermost loops that every operand reads contiguously
+// (a mean over H x W) is collapsed into one reduced loop first.
+// AVX512-LABEL: func.func @spatial_mean(
+// AVX512:   tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<4x256x56x56xf32> into tensor<4x256x3136xf32>
+// AVX512:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}}lighthouse.strategy = {kind = "reduction.rows", registers = array<i64: 1, 1, 0>, threads = array<i64: 2, 0, 0>, vector = array<i64: 0, 0, 64>}
+// AVX2-LABEL: func.func @spatial_mean(
+// AVX2:   linalg.generic {{.*}}lighthouse.strategy = {kind = "reduction.rows"
+#nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#nc = affine_map<(n, c, h, w) -> (n, c)>
+func.func @spatial_mean(%x: tensor<4x256x56x56xf32>, %s: tensor<4x256xf32>) -> tensor<4x256xf32> {
+  %r = linalg.generic {indexing_maps = [#nchw, #nc], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<4x256x56x56xf32>) outs(%s : tensor<4x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<4x256xf32>
+  return %r : tensor<4x256xf32>
+}
