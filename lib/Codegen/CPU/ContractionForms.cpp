@@ -33,9 +33,12 @@ namespace lighthouse::cpu {
 constexpr double kMaxPaddedWork = 1.5;
 
 /// M, N, K of `sizes` rounded up to whole register tiles, or none when that
-/// grows the work beyond kMaxPaddedWork.
+/// grows the work beyond kMaxPaddedWork, or for an empty matmul (a size of
+/// 0: nothing to compute, and no slice of it to take).
 static std::optional<SmallVector<int64_t>>
 paddedSizes(ArrayRef<int64_t> sizes, const SelectionContext &context) {
+  if (llvm::is_contained(sizes, 0))
+    return std::nullopt;
   SmallVector<int64_t> padded;
   double work = 1, paddedWork = 1;
   for (auto [size, tile] : llvm::zip(sizes, context.registerTiles)) {

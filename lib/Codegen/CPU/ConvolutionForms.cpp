@@ -75,7 +75,8 @@ static void convolutions3DAs2D(ModuleOp module,
   SmallVector<linalg::Conv3DNcdhwFcdhwOp> convolutions;
   module.walk([&](linalg::Conv3DNcdhwFcdhwOp op) {
     if (op.hasPureTensorSemantics() && !staysScalar(op) &&
-        llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+        llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic) &&
+        !llvm::is_contained(op.getStaticLoopRanges(), 0))
       convolutions.push_back(op);
   });
   IRRewriter rewriter(module.getContext());

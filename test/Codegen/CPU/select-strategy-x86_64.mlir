@@ -411,3 +411,19 @@ func.func @spatial_mean(%x: tensor<4x256x56x56xf32>, %s: tensor<4x256xf32>) -> t
   } -> tensor<4x256xf32>
   return %r : tensor<4x256xf32>
 }
+
+// -----
+
+// An empty matmul (K = 0: C is its init) is neither padded nor split.
+// AVX512-LABEL: func.func @empty_matmuls(
+// AVX512-NOT: tensor.pad
+// AVX512-NOT: scf.for
+// AVX512: return
+// AVX2-LABEL: func.func @empty_matmuls(
+// AVX2-NOT: tensor.pad
+func.func @empty_matmuls(%a: tensor<61x0xf32>, %b: tensor<0x250xf32>, %c: tensor<61x250xf32>,
+                         %x: tensor<3x61x0xf32>, %y: tensor<3x0x250xf32>, %z: tensor<3x61x250xf32>) -> (tensor<61x250xf32>, tensor<3x61x250xf32>) {
+  %r = linalg.matmul ins(%a, %b : tensor<61x0xf32>, tensor<0x250xf32>) outs(%c : tensor<61x250xf32>) -> tensor<61x250xf32>
+  %s = linalg.batch_matmul ins(%x, %y : tensor<3x61x0xf32>, tensor<3x0x250xf32>) outs(%z : tensor<3x61x250xf32>) -> tensor<3x61x250xf32>
+  return %r, %s : tensor<61x250xf32>, tensor<3x61x250xf32>
+}
