@@ -107,7 +107,8 @@ std::optional<Strategy> selectElementwise(mlir::linalg::LinalgOp op,
                                           const SelectionContext &context);
 void buildElementwise(const BuildContext &context);
 
-/// The thread policy of every family: scf.forall tile sizes splitting the
+/// The thread policy of elementwise ops and reductions (contractions and
+/// convolutions split along their blocks): scf.forall tile sizes splitting the
 /// outermost of the first `splittable` loops with an iteration per thread,
 /// in parts of ceil(range / threads); none (empty) for fewer than 512K
 /// iterations in all (waking a thread costs more than it saves), for
