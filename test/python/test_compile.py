@@ -721,6 +721,7 @@ OPS = {
     # Reductions of several innermost dimensions, collapsed into one.
     "mean-spatial": (lambda x: x.mean((2, 3)), (torch.randn(2, 16, 12, 12),)),
     "group-norm-wide": (lambda x: F.group_norm(x, 4), (torch.randn(2, 16, 8, 16),)),
+    "sum-all": (lambda x: x.sum(), (torch.randn(64, 96),)),
     "row-sum-nan": (
         lambda x: x.sum(-1),
         (torch.tensor([1.0, float("nan")] + [2.0] * 62).repeat(16, 1),),

@@ -96,7 +96,8 @@ void runConvolutionKernels(mlir::ModuleOp module, const CPUTarget &target);
 
 /// Collapses the innermost reduced loops of a reduction into one when every
 /// operand reads them as its innermost dimensions (a mean over H x W, a
-/// group norm's statistics over C/G x H x W), the form the policy takes.
+/// group norm's statistics over C/G x H x W, the sum of a whole tensor), the
+/// form the policy takes.
 void collapseReducedLoops(mlir::ModuleOp module);
 std::optional<Strategy> selectReduction(mlir::linalg::LinalgOp op,
                                         const SelectionContext &context);

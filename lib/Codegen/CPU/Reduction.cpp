@@ -45,10 +45,10 @@ static bool hasVectorCombiner(linalg::GenericOp op) {
 void collapseReducedLoops(ModuleOp module) {
   SmallVector<linalg::GenericOp> reductions;
   module.walk([&](linalg::GenericOp op) {
-    unsigned loops = op.getNumLoops(), reduced = op.getNumReductionLoops();
+    unsigned reduced = op.getNumReductionLoops();
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     if (op.hasPureTensorSemantics() && op.getNumResults() == 1 &&
-        reduced >= 2 && reduced < loops &&
+        reduced >= 2 &&
         llvm::all_of(ArrayRef(iterators).take_back(reduced),
                      linalg::isReductionIterator) &&
         cast<linalg::LinalgOp>(op.getOperation())
@@ -76,7 +76,7 @@ std::optional<Strategy> selectReduction(linalg::LinalgOp op,
                                         const SelectionContext &context) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   if (!generic || !op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
-      op.getNumLoops() < 2 || op.getNumReductionLoops() != 1 ||
+      op.getNumReductionLoops() != 1 ||
       !linalg::isReductionIterator(op.getIteratorTypesArray().back()) ||
       !op.hasOnlyProjectedPermutations() ||
       !isa<Float32Type, Float64Type>(getElementTypeOrSelf(op->getResult(0))) ||
@@ -111,6 +111,11 @@ std::optional<Strategy> selectReduction(linalg::LinalgOp op,
   if (width < 8)
     return std::nullopt;
   Strategy strategy(StrategyKind::ReductionRows);
+  strategy.vector.assign(ranges.size(), 0);
+  strategy.vector.back() = width;
+  // A whole tensor reduced to one value: one row, on one thread.
+  if (rowLoops == 0)
+    return strategy;
   strategy.threads = threadParts(ranges, rowLoops, context.target.threads);
   // Blocks of rows: enough rows that their partial results fill 64 elements
   // (independent accumulators), taken from the innermost row loop.
@@ -123,8 +128,6 @@ std::optional<Strategy> selectReduction(linalg::LinalgOp op,
   while (innerRows % block)
     --block;
   strategy.registers[rowLoops - 1] = block;
-  strategy.vector.assign(ranges.size(), 0);
-  strategy.vector.back() = width;
   return strategy;
 }
 
@@ -132,7 +135,9 @@ void buildReduction(const BuildContext &context) {
   ImplicitLocOpBuilder &b = context.builder;
   const Strategy &strategy = context.strategy;
   tx::Handle parts = tx::splitAcrossThreads(b, context.root, strategy);
-  tx::Handle rows = tx::tileWithLoops(b, parts, strategy.registers).op;
+  tx::Handle rows = strategy.registers.empty()
+                        ? parts
+                        : tx::tileWithLoops(b, parts, strategy.registers).op;
   auto split =
       transform::TileReductionUsingForOp::create(b, rows, strategy.vector);
   for (Value fill : split.getFillOp())

@@ -427,3 +427,23 @@ func.func @empty_matmuls(%a: tensor<61x0xf32>, %b: tensor<0x250xf32>, %c: tensor
   %s = linalg.batch_matmul ins(%x, %y : tensor<3x61x0xf32>, tensor<3x0x250xf32>) outs(%z : tensor<3x61x250xf32>) -> tensor<3x61x250xf32>
   return %r, %s : tensor<61x250xf32>, tensor<3x61x250xf32>
 }
+
+// -----
+
+// The sum of a whole tensor: its loops collapsed into one, reduced as one
+// row in vectors of 64 partial sums, on one thread.
+// AVX512-LABEL: func.func @whole_sum(
+// AVX512:   tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<256x1000xf32> into tensor<256000xf32>
+// AVX512:   linalg.generic {{.*}}iterator_types = ["reduction"]{{.*}}lighthouse.strategy = {kind = "reduction.rows", vector = array<i64: 64>}
+// AVX2-LABEL: func.func @whole_sum(
+// AVX2:   linalg.generic {{.*}}lighthouse.strategy = {kind = "reduction.rows", vector = array<i64: 64>}
+func.func @whole_sum(%x: tensor<256x1000xf32>, %s: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>],
+                       iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<256x1000xf32>) outs(%s : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
