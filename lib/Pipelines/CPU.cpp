@@ -89,7 +89,7 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
 /// elementwise ops are one op.
 static constexpr llvm::StringLiteral kLinalgRewrites =
     "lighthouse-fold-constant-transposes,lighthouse-flatten-batch-matmuls,"
-    "lighthouse-drop-dead-results,lighthouse-drop-unit-dims,canonicalize,"
+    "lighthouse-drop-dead-results,lighthouse-drop-unit-dims,"
     "lighthouse-fuse-elementwise,canonicalize";
 
 void buildCPUDefaultPipeline(OpPassManager &pm) {

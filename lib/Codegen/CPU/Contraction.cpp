@@ -45,24 +45,29 @@ static int64_t minPackedFloats(const CPUTarget &target) {
 /// 5/M of the matmul.
 constexpr int64_t kMinPackedRows = 64;
 
-bool isCanonicalMatmul(linalg::LinalgOp op) {
+bool isCanonicalMatmul(linalg::LinalgOp op, bool batched) {
   if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1)
     return false;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || !dims->batch.empty() || dims->m.size() != 1 ||
-      dims->n.size() != 1 || dims->k.size() != 1 || dims->m[0] != kM ||
-      dims->n[0] != kN || dims->k[0] != kK)
+  using Loops = SmallVector<unsigned, 2>;
+  unsigned first = batched ? 1 : 0;
+  if (failed(dims) || dims->batch != (batched ? Loops{0} : Loops{}) ||
+      dims->m != Loops{first + kM} || dims->n != Loops{first + kN} ||
+      dims->k != Loops{first + kK})
     return false;
   MLIRContext *context = op.getContext();
-  AffineExpr m, n, k;
-  bindDims(context, m, n, k);
-  auto map = [&](ArrayRef<AffineExpr> results) {
-    return AffineMap::get(3, 0, results, context);
+  auto map = [&](unsigned row, unsigned column) {
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.push_back(getAffineDimExpr(0, context));
+    results.push_back(getAffineDimExpr(first + row, context));
+    results.push_back(getAffineDimExpr(first + column, context));
+    return AffineMap::get(first + 3, 0, results, context);
   };
   return op.getIndexingMapsArray() ==
-         SmallVector<AffineMap>{map({m, k}), map({k, n}), map({m, n})};
+         SmallVector<AffineMap>{map(kM, kK), map(kK, kN), map(kM, kN)};
 }
 
 /// Whether `generic`, reading `use` (a matmul's result, or the previous

@@ -13,8 +13,6 @@
 #include "lighthouse/Transforms/Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
@@ -130,36 +128,15 @@ void padToRegisterTiles(ModuleOp module, const SelectionContext &context) {
   }
 }
 
-/// Whether `op` is a batch of matmuls C(b, m, n) += A(b, m, k) * B(b, k, n)
-/// of static sizes.
-static bool isCanonicalBatchMatmul(linalg::LinalgOp op) {
-  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
-      llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
-    return false;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  using Loops = SmallVector<unsigned, 2>;
-  if (failed(dims) || dims->batch != Loops{0} || dims->m != Loops{1} ||
-      dims->n != Loops{2} || dims->k != Loops{3})
-    return false;
-  MLIRContext *context = op.getContext();
-  AffineExpr b, m, n, k;
-  bindDims(context, b, m, n, k);
-  auto map = [&](ArrayRef<AffineExpr> results) {
-    return AffineMap::get(4, 0, results, context);
-  };
-  return op.getIndexingMapsArray() ==
-         SmallVector<AffineMap>{map({b, m, k}), map({b, k, n}), map({b, m, n})};
-}
-
 void splitBatchMatmuls(ModuleOp module, const SelectionContext &context) {
   SmallVector<linalg::LinalgOp> batches;
   module.walk([&](linalg::LinalgOp op) {
-    // Only batches whose matmuls the blocked strategy then takes (whole
-    // register tiles, padded or not): a loop of loops ran slower than the
-    // loops of the whole batch (ViT's 197-token attention, 2.6x).
-    if (isCanonicalBatchMatmul(op) && !staysScalar(op) &&
+    // Batches of static sizes whose matmuls the blocked strategy then takes
+    // (whole register tiles, padded or not): a loop of loops ran slower than
+    // the loops of the whole batch (ViT's 197-token attention, 2.6x).
+    if (op.hasPureTensorSemantics() &&
+        isCanonicalMatmul(op, /*batched=*/true) && !staysScalar(op) &&
+        llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic) &&
         paddedSizes(ArrayRef(op.getStaticLoopRanges()).drop_front(), context))
       batches.push_back(op);
   });
@@ -168,34 +145,14 @@ void splitBatchMatmuls(ModuleOp module, const SelectionContext &context) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     // The batch across the threads when the whole holds work for them (an
     // scf.forall of an iteration per matmul, which OpenMP shares out), else
-    // a loop.
+    // a loop; the matmul of one batch element then as a 2-D generic of the
+    // matmul's form.
     bool threaded = context.target.threads > 1 && ranges[0] > 1 &&
                     llvm::product_of(ranges) >= kMinThreadedWork;
-    scf::SCFTilingOptions options;
-    options.setTileSizes({rewriter.getIndexAttr(1), rewriter.getIndexAttr(0),
-                          rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)});
-    options.setLoopType(threaded ? scf::SCFTilingOptions::LoopType::ForallOp
-                                 : scf::SCFTilingOptions::LoopType::ForOp);
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(op.getOperation()), options);
-    if (failed(tiled))
-      continue;
-    rewriter.replaceOp(op, tiled->replacements);
-    // The matmul of one batch element, as a 2-D generic of the matmul's
-    // form (its unit batch dimension dropped).
-    auto one = cast<linalg::LinalgOp>(tiled->tiledOps.front());
-    rewriter.setInsertionPoint(one);
-    FailureOr<linalg::GenericOp> generic =
-        linalg::generalizeNamedOp(rewriter, one);
-    if (failed(generic))
-      continue;
-    linalg::ControlDropUnitDims unitBatch;
-    unitBatch.controlFn = [](Operation *) { return SmallVector<unsigned>{0}; };
-    FailureOr<linalg::DropUnitDimsResult> dropped =
-        linalg::dropUnitDims(rewriter, *generic, unitBatch);
-    if (succeeded(dropped))
-      rewriter.replaceOp(*generic, dropped->replacements);
+    FailureOr<linalg::LinalgOp> one =
+        tileLoopByOne(rewriter, op, /*loop=*/0, threaded);
+    if (succeeded(one))
+      dropUnitLoops(rewriter, *one, {0});
   }
 }
 

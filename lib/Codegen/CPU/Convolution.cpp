@@ -230,13 +230,13 @@ void buildConvolution(const BuildContext &context) {
 void runConvolutionKernels(ModuleOp module, const CPUTarget &target) {
   // The blocks carry their op's strategy (tiling clones attributes); an op
   // whose tiling failed keeps its shape, which the kernel turns down: loops.
+  StringAttr rows =
+      StringAttr::get(module.getContext(),
+                      stringifyStrategyKind(StrategyKind::ConvolutionRows));
   SmallVector<linalg::LinalgOp> blocks;
   module.walk([&](linalg::LinalgOp op) {
     auto strategy = op->getAttrOfType<DictionaryAttr>(kStrategyAttrName);
-    if (strategy && strategy.get("kind") ==
-                        StringAttr::get(op.getContext(),
-                                        stringifyStrategyKind(
-                                            StrategyKind::ConvolutionRows)))
+    if (strategy && strategy.get("kind") == rows)
       blocks.push_back(op);
   });
   IRRewriter rewriter(module.getContext());

@@ -13,8 +13,6 @@
 
 #include "lighthouse/Transforms/Vectorizable.h"
 
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -80,52 +78,20 @@ static void convolutions3DAs2D(ModuleOp module,
       convolutions.push_back(op);
   });
   IRRewriter rewriter(module.getContext());
-  auto tileOne =
-      [&](Operation *op, unsigned loop,
-          scf::SCFTilingOptions::LoopType loopType) -> FailureOr<Operation *> {
-    SmallVector<OpFoldResult> sizes(cast<linalg::LinalgOp>(op).getNumLoops(),
-                                    rewriter.getIndexAttr(0));
-    sizes[loop] = rewriter.getIndexAttr(1);
-    scf::SCFTilingOptions options;
-    options.setTileSizes(sizes);
-    options.setLoopType(loopType);
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled =
-        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
-    if (failed(tiled))
-      return failure();
-    rewriter.replaceOp(op, tiled->replacements);
-    return tiled->tiledOps.front();
-  };
   for (linalg::Conv3DNcdhwFcdhwOp op : convolutions) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     // Output depths across the threads when the whole holds work for them;
     // each depth's 2-D convolutions then run on its thread.
     bool threaded = context.target.threads > 1 && ranges[kOutputDepth] > 1 &&
                     llvm::product_of(ranges) >= kMinThreadedWork;
-    FailureOr<Operation *> depth =
-        tileOne(op, kOutputDepth,
-                threaded ? scf::SCFTilingOptions::LoopType::ForallOp
-                         : scf::SCFTilingOptions::LoopType::ForOp);
+    FailureOr<linalg::LinalgOp> depth =
+        tileLoopByOne(rewriter, op, kOutputDepth, threaded);
     if (failed(depth))
       continue;
-    FailureOr<Operation *> slice =
-        tileOne(*depth, kFilterDepth, scf::SCFTilingOptions::LoopType::ForOp);
-    if (failed(slice))
-      continue;
-    rewriter.setInsertionPoint(*slice);
-    FailureOr<linalg::GenericOp> generic =
-        linalg::generalizeNamedOp(rewriter, cast<linalg::LinalgOp>(*slice));
-    if (failed(generic))
-      continue;
-    linalg::ControlDropUnitDims depths;
-    depths.controlFn = [](Operation *) {
-      return SmallVector<unsigned>{kOutputDepth, kFilterDepth};
-    };
-    FailureOr<linalg::DropUnitDimsResult> dropped =
-        linalg::dropUnitDims(rewriter, *generic, depths);
-    if (succeeded(dropped))
-      rewriter.replaceOp(*generic, dropped->replacements);
+    FailureOr<linalg::LinalgOp> slice =
+        tileLoopByOne(rewriter, *depth, kFilterDepth, /*acrossThreads=*/false);
+    if (succeeded(slice))
+      dropUnitLoops(rewriter, *slice, {kOutputDepth, kFilterDepth});
   }
 }
 

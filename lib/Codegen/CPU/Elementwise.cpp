@@ -24,14 +24,17 @@ namespace lighthouse::cpu {
 /// ~175 us on one, ~125 us on two.
 constexpr int64_t kMinThreadedElements = int64_t(1) << 19;
 
+int64_t powerOfTwoWidth(int64_t size) {
+  for (int64_t width = 64; width >= 8; width /= 2)
+    if (size % width == 0)
+      return width;
+  return 0;
+}
+
 int64_t rowVectorWidth(int64_t size) {
-  int64_t width = size;
-  if (width > 64) {
-    width = 64;
-    while (width >= 8 && size % width)
-      width /= 2;
-  }
-  return width < 8 ? 0 : width;
+  if (size > 64)
+    return powerOfTwoWidth(size);
+  return size < 8 ? 0 : size;
 }
 
 SmallVector<int64_t> threadParts(ArrayRef<int64_t> ranges, unsigned splittable,
@@ -67,10 +70,11 @@ std::optional<Strategy> selectElementwise(linalg::LinalgOp op,
   SmallVector<int64_t> threads =
       threadParts(ranges, ranges.size() - 1, context.target.threads);
   // Operands broadcast along the innermost loop (per-channel constants of an
-  // NCHW batch norm, a row's maximum), once vectorized, are read element by
-  // element into each row: measured 20x slower on a batch norm than the
-  // loops LLVM vectorizes, 2.5x on the test CNN at batch 16. Such ops are
-  // only split across threads.
+  // NCHW batch norm, a row's maximum) are only split across threads, left
+  // to the loops LLVM vectorizes. Read through their unit dimensions (Cx1x1)
+  // the vectorizer read them element by element into each row: measured 20x
+  // slower on a batch norm. Read through (c), as lighthouse-drop-unit-dims
+  // now leaves some, they would be broadcasts; not measured yet.
   unsigned innermost = ranges.size() - 1;
   bool vectorize =
       width && op.hasOnlyProjectedPermutations() &&

@@ -50,13 +50,26 @@ constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
 /// The loops of C(m, n) += A(m, k) * B(k, n) in a matmul's iteration space.
 constexpr unsigned kM = 0, kN = 1, kK = 2;
 
+// Steps of the rewrites into the forms the policies take (Forms.cpp).
+
+/// Tiles `loop` of `op` by 1, into an scf.for or, `acrossThreads`, an
+/// scf.forall, replacing `op`: the op of one iteration.
+mlir::FailureOr<mlir::linalg::LinalgOp>
+tileLoopByOne(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+              unsigned loop, bool acrossThreads);
+/// Replaces `op`, whose `loops` have one iteration each, by a generic
+/// without them (its operands reshaped).
+void dropUnitLoops(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                   llvm::ArrayRef<unsigned> loops);
+
 // Contractions (Contraction.cpp; their rewrites into its forms,
 // ContractionForms.cpp).
 
 /// Whether `op` is a contraction in the canonical form the blocked strategy
 /// takes: one M, N and K loop, in that order, and A, B, C read as (m, k),
-/// (k, n), (m, n).
-bool isCanonicalMatmul(mlir::linalg::LinalgOp op);
+/// (k, n), (m, n); with `batched`, a batch loop first, which every operand
+/// reads first.
+bool isCanonicalMatmul(mlir::linalg::LinalgOp op, bool batched = false);
 /// `fused` receives the consumers computed inside the contraction's loops,
 /// which get no strategy of their own.
 std::optional<Strategy>
@@ -118,10 +131,21 @@ llvm::SmallVector<int64_t> threadParts(llvm::ArrayRef<int64_t> ranges,
                                        unsigned splittable, int64_t threads);
 
 /// The elements of a row of `size` vectorized at a time: all of them up to
-/// 64 (a few vector registers), else the largest power of two from 64 down
-/// to 8 that divides the row; 0 when that is under 8. Small vectors keep the
+/// 64 (a few vector registers), else powerOfTwoWidth. Small vectors keep the
 /// code small: LLVM's time grows with the code it gets.
 int64_t rowVectorWidth(int64_t size);
+/// The widest of 64, 32, 16 and 8 elements that divides `size`; 0 when none
+/// does.
+int64_t powerOfTwoWidth(int64_t size);
+
+/// The largest divisor of `n` that is at most `bound` (1 when no larger one
+/// is).
+inline int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
+  for (int64_t d = std::min(n, bound); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
 
 } // namespace lighthouse::cpu
 

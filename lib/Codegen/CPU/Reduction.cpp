@@ -105,10 +105,8 @@ std::optional<Strategy> selectReduction(linalg::LinalgOp op,
     return std::nullopt;
   // Vectors of partial results: the widest of 64, 32, 16 and 8 elements that
   // divides the row.
-  int64_t width = kRowVectorFloats;
-  while (width >= 8 && ranges.back() % width)
-    width /= 2;
-  if (width < 8)
+  int64_t width = powerOfTwoWidth(ranges.back());
+  if (!width)
     return std::nullopt;
   Strategy strategy(StrategyKind::ReductionRows);
   strategy.vector.assign(ranges.size(), 0);
@@ -124,10 +122,8 @@ std::optional<Strategy> selectReduction(linalg::LinalgOp op,
   int64_t innerRows = ranges[rowLoops - 1];
   if (!strategy.threads.empty() && strategy.threads[rowLoops - 1])
     innerRows = strategy.threads[rowLoops - 1];
-  int64_t block = std::max<int64_t>(kRowVectorFloats / width, 1);
-  while (innerRows % block)
-    --block;
-  strategy.registers[rowLoops - 1] = block;
+  strategy.registers[rowLoops - 1] =
+      largestDivisorAtMost(innerRows, kRowVectorFloats / width);
   return strategy;
 }
 

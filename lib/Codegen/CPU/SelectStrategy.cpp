@@ -61,17 +61,16 @@ public:
       // A contraction reduces: `a * b + c` elementwise has the body of one.
       bool contraction =
           linalg::isaContractionOpInterface(op) && op.getNumReductionLoops();
+      bool convolution = !contraction && linalg::isaConvolutionOpInterface(op);
       if (contraction)
         strategy = selectContraction(op, opContext, fused);
-      else if (linalg::isaConvolutionOpInterface(op))
+      else if (convolution)
         strategy = selectConvolution(op, opContext);
       else if (linalg::isElementwise(op))
         strategy = selectElementwise(op, opContext);
       // Reductions no other family takes, row-wise dot products (contractions
       // of no form the contraction policy takes) among them.
-      if ((contraction && !strategy) ||
-          (!contraction && op.getNumReductionLoops() &&
-           !linalg::isaConvolutionOpInterface(op)))
+      if (!strategy && !convolution && op.getNumReductionLoops())
         strategy = selectReduction(op, opContext);
       if (!strategy)
         return;

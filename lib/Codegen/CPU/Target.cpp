@@ -44,13 +44,12 @@ CPUTarget CPUTarget::host() {
   return target;
 }
 
-static constexpr llvm::StringLiteral kFields[] = {
-    "vector_bits", "vector_registers", "l2_bytes", "threads"};
-
-static std::array<int64_t *, 4> fields(CPUTarget &target) {
-  return {&target.vectorBits, &target.vectorRegisters, &target.l2Bytes,
-          &target.threads};
-}
+/// The target's fields, by name, in the attribute.
+static constexpr std::pair<llvm::StringLiteral, int64_t CPUTarget::*>
+    kFields[] = {{"vector_bits", &CPUTarget::vectorBits},
+                 {"vector_registers", &CPUTarget::vectorRegisters},
+                 {"l2_bytes", &CPUTarget::l2Bytes},
+                 {"threads", &CPUTarget::threads}};
 
 FailureOr<std::optional<CPUTarget>> CPUTarget::fromModule(ModuleOp module) {
   Attribute attr = module->getAttr(kTargetAttrName);
@@ -58,25 +57,24 @@ FailureOr<std::optional<CPUTarget>> CPUTarget::fromModule(ModuleOp module) {
     return std::optional<CPUTarget>();
   auto dict = dyn_cast<DictionaryAttr>(attr);
   CPUTarget target;
-  for (auto [name, field] : llvm::zip(kFields, fields(target))) {
+  for (auto [name, field] : kFields) {
     auto value = dict ? dict.getAs<IntegerAttr>(name) : IntegerAttr();
     if (!value || value.getInt() < 1)
       return module.emitError()
              << kTargetAttrName << " must be a dictionary of positive integers "
              << "vector_bits, vector_registers, l2_bytes and threads; got "
              << attr;
-    *field = value.getInt();
+    target.*field = value.getInt();
   }
   return std::optional<CPUTarget>(target);
 }
 
 DictionaryAttr CPUTarget::toAttr(MLIRContext *context) const {
   Builder builder(context);
-  CPUTarget copy = *this;
   SmallVector<NamedAttribute> entries;
-  for (auto [name, field] : llvm::zip(kFields, fields(copy)))
+  for (auto [name, field] : kFields)
     entries.push_back(
-        builder.getNamedAttr(name, builder.getI64IntegerAttr(*field)));
+        builder.getNamedAttr(name, builder.getI64IntegerAttr(this->*field)));
   return builder.getDictionaryAttr(entries);
 }
 

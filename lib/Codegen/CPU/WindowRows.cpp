@@ -2,6 +2,8 @@
 
 #include "WindowRows.h"
 
+#include "Families.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -32,13 +34,6 @@ constexpr int64_t kMaxWindowColumns = 11;
 /// The largest stride along the rows: a block's pixels are read as one span
 /// of the image row, (pixels - 1) * stride + 1 wide, then picked out of it.
 constexpr int64_t kMaxRowStride = 2;
-
-static int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
-  for (int64_t d = std::min(n, bound); d > 1; --d)
-    if (n % d == 0)
-      return d;
-  return 1;
-}
 
 bool isStaticButBatch(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
