@@ -2,7 +2,7 @@
 
 #include "lighthouse-c/Registration.h"
 
-#include "lighthouse/Dialect/OpaqueTorch.h"
+#include "lighthouse/Dialect/OpaqueDialects.h"
 #include "lighthouse/InitAll.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -9,6 +9,7 @@
 #include "lighthouse/InitAll.h"
 
 #include "lighthouse/Codegen/CPU/Passes.h"
+#include "lighthouse/Dialect/OpaqueDialects.h"
 #include "lighthouse/Pipelines/Pipelines.h"
 #include "lighthouse/Transforms/Passes.h"
 
@@ -151,6 +152,9 @@ static void registerDialects(DialectRegistry &registry) {
                   ub::UBDialect,
                   vector::VectorDialect>();
   // clang-format on
+  // What torch-mlir's lowering leaves in its own dialect; the pipelines
+  // lower it (lighthouse-lower-tm-tensor).
+  registry.insert<lighthouse::OpaqueTMTensorDialect>();
 }
 
 //===----------------------------------------------------------------------===//

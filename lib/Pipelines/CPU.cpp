@@ -82,12 +82,14 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       "reconcile-unrealized-casts");
 }
 
-/// What both pipelines do first, on linalg: constant weights are transposed
+/// What both pipelines do first, on linalg: what torch-mlir left in its
+/// tm_tensor dialect becomes loops, constant weights are transposed
 /// once, here, rather than on every call, weights shared across a batch are
 /// not copied per batch element, unused results are not computed, operands
 /// indexed through a constant lose their unit dimensions, and chains of
 /// elementwise ops are one op.
 static constexpr llvm::StringLiteral kLinalgRewrites =
+    "lighthouse-lower-tm-tensor,"
     "lighthouse-fold-constant-transposes,lighthouse-flatten-batch-matmuls,"
     "lighthouse-drop-dead-results,lighthouse-drop-unit-dims,"
     "lighthouse-fuse-elementwise,canonicalize";

@@ -343,6 +343,48 @@ def ReadOnlyArguments
   }];
 }
 
+def LowerTMTensor : Pass<"lighthouse-lower-tm-tensor"> {
+  let summary = "Lower torch-mlir's tm_tensor ops (scatter, sort, scan, "
+    "top-k) to loops on tensors";
+  let description = [{
+    torch-mlir lowers scatters (torch's scatter, index_put, index_add; ONNX's
+    ScatterElements, ScatterND), sorts (sort, argsort, ONNX's TopK),
+    cumulative scans (cumsum, cumprod) and top-k to its `tm_tensor` dialect,
+    which lighthouse holds as unknown operations. This pass rewrites
+    `tm_tensor.scan`, `tm_tensor.scatter`, `tm_tensor.sort` and
+    `tm_tensor.topk` into `scf` loops of `tensor.extract` and `tensor.insert`
+    with the op's region inlined, before bufferization. Scatter indices are
+    checked at run time (`cf.assert`). Sort is a stable merge sort. Any
+    other `tm_tensor` op, or one whose operands or region are not as
+    expected, is an error.
+
+    ```mlir
+    // before
+    %r:2 = tm_tensor.scan dimension(0) inclusive(true)
+        ins(%x : tensor<8xf32>) outs(%init, %acc : tensor<8xf32>, tensor<f32>) {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      tm_tensor.yield %s : f32
+    } -> tensor<8xf32>, tensor<f32>
+    // after (abridged)
+    %r:2 = scf.for %i = %c0 to %c8 step %c1 iter_args(%o = %init, %a = %acc)
+        -> (tensor<8xf32>, tensor<f32>) {
+      %first = arith.cmpi eq, %i, %c0 : index
+      %n:2 = scf.if %first -> (tensor<8xf32>, tensor<f32>) {
+        ... %x[%i] into %o[%i]
+      } else {
+        ... %s = arith.addf %o[%i - 1], %x[%i] into %o[%i] and %a[]
+      }
+      scf.yield %n#0, %n#1 : tensor<8xf32>, tensor<f32>
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def LowerRuntimeChecks
     : Pass<"lighthouse-lower-runtime-checks", "::mlir::ModuleOp"> {
   let summary = "Turn cf.assert into a call of lighthouse's runtime that "
