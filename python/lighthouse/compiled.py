@@ -156,7 +156,17 @@ class CompiledModule:
                 raise TypeError(
                     f"argument {index}: lighthouse runs on the CPU, the tensor is on {value.device}"
                 )
-            value = value.detach().numpy()
+            if value.layout != torch.strided:
+                raise TypeError(
+                    f"argument {index}: lighthouse takes dense tensors, got a {value.layout} one "
+                    "(to_dense() makes one)"
+                )
+            # Checked before numpy(), which refuses some dtypes (bfloat16) and
+            # complex tensors with the conjugate bit in its own words.
+            dtype = str(value.dtype).removeprefix("torch.")
+            if dtype != spec.dtype.name:
+                raise TypeError(f"argument {index}: expected {spec.dtype} elements, got {dtype}")
+            value = value.detach().resolve_neg().numpy()
         elif not isinstance(value, np.ndarray):
             raise TypeError(
                 f"argument {index}: expected a numpy array or a torch tensor "
@@ -179,10 +189,18 @@ class CompiledModule:
 
     def __call__(self, *args):
         torch = sys.modules.get("torch")
-        outputs = self._function(*args)
+        tensors = negated = False
+        if torch is not None:
+            for a in args:
+                if isinstance(a, torch.Tensor):
+                    tensors = True
+                    # DLPack hands over a negative view's memory without its
+                    # negation (torch._neg_view): such a tensor is resolved below.
+                    negated = negated or a.is_neg()
+        outputs = None if negated else self._function(*args)
         if outputs is None:
             # An argument is not a contiguous array of the expected dtype and
-            # shape: check it, then report or convert it.
+            # shape, or is a negative view: check it, then report or convert it.
             if len(args) != len(self._arguments):
                 raise TypeError(
                     f"{self.signature()} takes {len(self._arguments)} arguments, got {len(args)}"
@@ -200,6 +218,6 @@ class CompiledModule:
                     "although they passed its checks: a lighthouse bug"
                 )
         # Results are of the kind the arguments are.
-        if torch is not None and any(isinstance(a, torch.Tensor) for a in args):
+        if tensors:
             outputs = [torch.from_numpy(o) for o in outputs]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)

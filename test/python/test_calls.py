@@ -162,6 +162,8 @@ def test_non_contiguous_arguments_are_made_contiguous():
     np.testing.assert_allclose(compiled(a), np.exp(a), rtol=1e-6)
     every_other = np.arange(12, dtype=np.float32).reshape(2, 6)[:, ::2]
     np.testing.assert_allclose(compiled(every_other), np.exp(every_other), rtol=1e-6)
+    reversed_rows = np.arange(6, dtype=np.float32).reshape(2, 3)[::-1]
+    np.testing.assert_allclose(compiled(reversed_rows), np.exp(reversed_rows), rtol=1e-6)
 
 
 def test_torch_tensors_in_and_out():
@@ -178,6 +180,68 @@ def test_torch_tensors_in_and_out():
     torch.testing.assert_close(result, a.detach() + b)
     # numpy and torch mixed: torch out.
     assert isinstance(compiled(a.detach().numpy(), b), torch.Tensor)
+
+
+SUBTRACT_ROW = """
+func.func @main(%a: tensor<?x3xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x3xf32>
+  %e = tensor.empty(%n) : tensor<?x3xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>,
+                       affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<?x3xf32>, tensor<3xf32>) outs(%e : tensor<?x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %d = arith.subf %x, %y : f32
+    linalg.yield %d : f32
+  } -> tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
+}"""
+
+
+def test_negative_views_are_resolved():
+    torch = pytest.importorskip("torch", reason="needs lighthouse[torch]")
+    compiled = compile_module(SUBTRACT_ROW)
+    # A negative view reads as the negation of the memory it shares, which
+    # DLPack hands over as it is.
+    row = torch.tensor([1.0, 2.0, 3.0])
+    imaginary = torch.complex(torch.zeros(3), row).conj().imag  # -row, a negative view
+    assert imaginary.is_neg()
+    for a, b in [
+        (torch._neg_view(torch.arange(6.0).reshape(2, 3)), row),
+        (torch._neg_view(torch.arange(6.0).reshape(3, 2)).t(), imaginary),  # not contiguous
+        (torch._neg_view(torch.empty(0, 3)), imaginary),
+    ]:
+        torch.testing.assert_close(compiled(a, b), a.resolve_neg() - b.resolve_neg())
+
+
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+@pytest.mark.parametrize(
+    "make, error",
+    [
+        (lambda torch, t: t.to(torch.bfloat16), "expected float32 elements, got bfloat16"),
+        (
+            lambda torch, t: t.to_sparse(),
+            "lighthouse takes dense tensors, got a torch.sparse_coo one",
+        ),
+        (
+            lambda torch, t: t.to_sparse_csr(),
+            "lighthouse takes dense tensors, got a torch.sparse_csr one",
+        ),
+        (
+            lambda torch, t: torch.complex(t, t).conj(),
+            "expected float32 elements, got complex64",
+        ),
+    ],
+    ids=["bfloat16", "sparse-coo", "sparse-csr", "conjugate"],
+)
+def test_tensors_lighthouse_cannot_pass_are_named(make, error):
+    torch = pytest.importorskip("torch", reason="needs lighthouse[torch]")
+    compiled = compile_module(SUBTRACT_ROW)
+    with pytest.raises(TypeError) as info:
+        compiled(make(torch, torch.ones(2, 3)), torch.ones(3))
+    assert str(info.value).startswith(f"argument 0: {error}")
 
 
 CHECKED_ADD = """
