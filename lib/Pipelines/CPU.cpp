@@ -43,8 +43,12 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       // insertion point would not be found.
       "func.func(lighthouse-pads-in-place),canonicalize,"
       "eliminate-empty-tensors,"
+      // A loop may yield a tensor not computed in place of the one it
+      // carries (a recurrent layer over a sequence length given at run
+      // time): it gets a buffer of its own instead of failing.
       "one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map},"
+      "function-boundary-type-conversion=identity-layout-map "
+      "allow-return-allocs-from-loops},"
       "canonicalize,"
       // Frees what is not returned; returned buffers belong to the caller.
       "buffer-deallocation-pipeline,"
@@ -82,14 +86,15 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       "reconcile-unrealized-casts");
 }
 
-/// What both pipelines do first, on linalg: what torch-mlir left in its
-/// tm_tensor dialect becomes loops, constant weights are transposed
+/// What both pipelines do first, on linalg: dynamic sizes and indices are
+/// checked before they are used, what torch-mlir left in its tm_tensor
+/// dialect becomes loops, constant weights are transposed
 /// once, here, rather than on every call, weights shared across a batch are
 /// not copied per batch element, unused results are not computed, operands
 /// indexed through a constant lose their unit dimensions, and chains of
 /// elementwise ops are one op.
 static constexpr llvm::StringLiteral kLinalgRewrites =
-    "lighthouse-lower-tm-tensor,"
+    "lighthouse-insert-runtime-checks,lighthouse-lower-tm-tensor,"
     "lighthouse-fold-constant-transposes,lighthouse-flatten-batch-matmuls,"
     "lighthouse-drop-dead-results,lighthouse-drop-unit-dims,"
     "lighthouse-fuse-elementwise,canonicalize";

@@ -124,6 +124,37 @@ def test_onnx_model_matches_reference_evaluator(model, pipeline):
     np.testing.assert_allclose(compiled(*feeds.values()), expected, **TOLERANCE)
 
 
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_onnx_gru_over_sequence_lengths_given_at_run_time(pipeline):
+    # The recurrence's loop yields a state it did not compute in place of the
+    # one it carries, which bufferization gives a buffer of its own.
+    from onnx import TensorProto, helper, numpy_helper
+    from onnx.reference import ReferenceEvaluator
+
+    steps, batch, features, hidden = 4, 2, 3, 5
+    rng = np.random.default_rng(0)
+    weights = [
+        numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+        for name, shape in (("W", (1, 3 * hidden, features)), ("R", (1, 3 * hidden, hidden)))
+    ]
+    graph = helper.make_graph(
+        [helper.make_node("GRU", ["x", "W", "R", "", "lengths"], ["y"], hidden_size=hidden)],
+        "gru",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [steps, batch, features]),
+            helper.make_tensor_value_info("lengths", TensorProto.INT32, [batch]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [steps, 1, batch, hidden])],
+        initializer=weights,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    compiled = lighthouse.compile_onnx(model, pipeline=pipeline)
+    x = rng.standard_normal((steps, batch, features)).astype(np.float32)
+    lengths = np.array([steps, steps], np.int32)
+    (expected,) = ReferenceEvaluator(model).run(None, {"x": x, "lengths": lengths})
+    np.testing.assert_allclose(compiled(x, lengths), expected, **TOLERANCE)
+
+
 def test_torch_compile_backend_by_name():
     backends = importlib.metadata.entry_points(group="torch_dynamo_backends")
     if "lighthouse" not in [ep.name for ep in backends]:

@@ -385,6 +385,57 @@ def LowerTMTensor : Pass<"lighthouse-lower-tm-tensor"> {
   ];
 }
 
+def InsertRuntimeChecks
+    : Pass<"lighthouse-insert-runtime-checks", "::mlir::ModuleOp"> {
+  let summary = "Check dynamic sizes and indices at run time before they are "
+    "used";
+  let description = [{
+    Inserts `cf.assert`s (a `ValueError` in Python, through
+    `lighthouse-lower-runtime-checks`) so that compiled code does not read or
+    write out of bounds on sizes or indices it is given:
+    - MLIR's runtime verification of every op that has it, outside the
+      bodies of linalg ops: the sizes of a linalg op's operands against its
+      loop ranges (an elementwise op on two dynamic batches), casts to
+      static sizes (an ONNX model's declared output shape), slices, inserts,
+      extracts;
+    - `tensor.concat`: its operands' sizes along the other dimensions;
+    - `tensor.extract` in a linalg body at indices computed there (gathers,
+      embeddings, `x[i]`): the indices are computed again in loops before
+      the op, over the dimensions they vary along, and checked there, so
+      the op itself keeps no check (one in a parallel loop would abort).
+    Messages name the op and where it comes from (the model's source line,
+    an ONNX node's name). With static sizes, canonicalization folds most
+    checks away. A module with `lighthouse.runtime_checks = false` is left
+    as it is.
+
+    ```mlir
+    // before: x[i]
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0), (d0, d1) -> (d0, d1)], ...}
+        ins(%i : tensor<2xi64>) outs(%e : tensor<2x3xf32>) {
+    ^bb0(%in: i64, %out: f32):
+      %row = arith.index_cast %in : i64 to index
+      %col = linalg.index 1 : index
+      %v = tensor.extract %x[%row, %col] : tensor<6x3xf32>
+      linalg.yield %v : f32
+    } -> tensor<2x3xf32>
+    // after: also, before the generic
+    scf.for %d0 = %c0 to %c2 step %c1 {
+      %in = tensor.extract %i[%d0] : tensor<2xi64>
+      %row = arith.index_cast %in : i64 to index
+      %ok = arith.cmpi ult, %row, %c6 : index
+      %ok1 = arith.cmpi ult, %c0, %c3 : index
+      %both = arith.andi %ok, %ok1 : i1
+      cf.assert %both, "tensor.extract at model.py:12: index out of bounds"
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def LowerRuntimeChecks
     : Pass<"lighthouse-lower-runtime-checks", "::mlir::ModuleOp"> {
   let summary = "Turn cf.assert into a call of lighthouse's runtime that "

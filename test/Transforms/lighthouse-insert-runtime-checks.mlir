@@ -1,0 +1,101 @@
+// RUN: lh-opt %s --split-input-file --lighthouse-insert-runtime-checks --canonicalize | FileCheck %s
+
+// x[i]: the row index, read from %i in the body, is computed again in a loop
+// over the dimension it varies along and checked there; the column index,
+// the loop's position, is checked once against the loop's size (folded
+// here). The generic itself keeps no check.
+// CHECK-LABEL: func.func @gather_rows
+// CHECK-SAME:    (%[[X:.*]]: tensor<?x3xf32>, %[[I:.*]]: tensor<2xi64>)
+// CHECK:       %[[ROWS:.*]] = tensor.dim %[[X]], %c0
+// CHECK:       scf.for %[[N:.*]] = %c0 to %c2 step %c1 {
+// CHECK:         %[[RAW:.*]] = tensor.extract %[[I]][%[[N]]]
+// CHECK:         %[[ROW:.*]] = arith.index_cast %[[RAW]] : i64 to index
+// CHECK:         %[[OK:.*]] = arith.cmpi ult, %[[ROW]], %[[ROWS]] : index
+// CHECK:         cf.assert %[[OK]], "tensor.extract at {{.*}}: index out of bounds"
+// CHECK:       }
+// CHECK:       linalg.generic
+// CHECK-NOT:     cf.assert
+// CHECK:         tensor.extract %[[X]]
+// CHECK:       linalg.yield
+#row = affine_map<(d0, d1) -> (d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @gather_rows(%x: tensor<?x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %r = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%i : tensor<2xi64>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %row = arith.index_cast %in : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %x[%row, %col] : tensor<?x3xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// A concatenation of two dynamic batches: the batches must agree.
+// CHECK-LABEL: func.func @concat
+// CHECK-SAME:    (%[[A:.*]]: tensor<?x3xf32>, %[[B:.*]]: tensor<?x4xf32>)
+// CHECK-DAG:   %[[NA:.*]] = tensor.dim %[[A]], %c0
+// CHECK-DAG:   %[[NB:.*]] = tensor.dim %[[B]], %c0
+// CHECK:       %[[SAME:.*]] = arith.cmpi eq, %[[NB]], %[[NA]]
+// CHECK:       cf.assert %[[SAME]], "tensor.concat at {{.*}}: operands of different sizes along a dimension they are not concatenated along"
+// CHECK:       tensor.concat
+func.func @concat(%a: tensor<?x3xf32>, %b: tensor<?x4xf32>) -> tensor<?x7xf32> {
+  %r = tensor.concat dim(1) %a, %b : (tensor<?x3xf32>, tensor<?x4xf32>) -> tensor<?x7xf32>
+  return %r : tensor<?x7xf32>
+}
+
+// -----
+
+// An elementwise op on two dynamic sizes, and a cast to the static size a
+// model declares: MLIR's runtime verification of each, named after the op.
+// CHECK-LABEL: func.func @add_then_cast
+// CHECK:       cf.assert %{{.*}}, "linalg.generic at {{.*}}: dimension #0 of input/output operand #1 is incompatible with inferred dimension size"
+// CHECK:       linalg.generic
+// CHECK:       cf.assert %{{.*}}, "tensor.cast at {{.*}}: size mismatch of dim 0"
+#id1 = affine_map<(d0) -> (d0)>
+func.func @add_then_cast(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<4xf32> {
+  %r = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%a : tensor<?xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  %c = tensor.cast %r : tensor<?xf32> to tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+// An index computed from what the op accumulates cannot be computed apart:
+// it is checked where it is read.
+// CHECK-LABEL: func.func @index_from_the_output
+// CHECK:       linalg.generic
+// CHECK:         cf.assert %{{.*}}, "tensor.extract at {{.*}}
+// CHECK:         tensor.extract
+func.func @index_from_the_output(%x: tensor<?xf32>, %steps: tensor<?xf32>, %start: tensor<i64>) -> tensor<i64> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%steps : tensor<?xf32>) outs(%start : tensor<i64>) {
+  ^bb0(%step: f32, %at: i64):
+    %i = arith.index_cast %at : i64 to index
+    %v = tensor.extract %x[%i] : tensor<?xf32>
+    %w = arith.addf %v, %step : f32
+    %n = arith.fptosi %w : f32 to i64
+    linalg.yield %n : i64
+  } -> tensor<i64>
+  return %r : tensor<i64>
+}
+
+// -----
+
+// Turned off by the module.
+// CHECK-LABEL: func.func @unchecked
+// CHECK-NOT:   cf.assert
+module attributes {lighthouse.runtime_checks = false} {
+  func.func @unchecked(%a: tensor<?x3xf32>, %b: tensor<?x4xf32>) -> tensor<?x7xf32> {
+    %r = tensor.concat dim(1) %a, %b : (tensor<?x3xf32>, tensor<?x4xf32>) -> tensor<?x7xf32>
+    return %r : tensor<?x7xf32>
+  }
+}
