@@ -141,6 +141,10 @@ public:
       nb::gil_scoped_release released;
       failed = lighthouseRuntimeCall(entry, packed.data(), &failure);
     }
+    if (failed == LIGHTHOUSE_RUNTIME_OUT_OF_MEMORY) {
+      PyErr_Format(PyExc_MemoryError, "the compiled code ran %s", failure);
+      throw nb::python_error();
+    }
     if (failed)
       throw nb::value_error(("a runtime check of the compiled code failed: " +
                              std::string(failure))

@@ -19,11 +19,20 @@
 extern "C" {
 #endif
 
+/// How lighthouseRuntimeCall returns.
+enum {
+  LIGHTHOUSE_RUNTIME_CALL_RETURNED = 0,
+  LIGHTHOUSE_RUNTIME_CHECK_FAILED = 1,
+  LIGHTHOUSE_RUNTIME_OUT_OF_MEMORY = 2,
+};
+
 /// Calls `entry(arguments)`, a compiled function's packed entry point, and
-/// returns 0. When a runtime check of that code fails on this thread, returns
-/// 1 instead, with the check's message in `*failure` (valid until this
-/// thread's next failure). Buffers the code allocated before the failure are
-/// not freed.
+/// returns LIGHTHOUSE_RUNTIME_CALL_RETURNED. When a runtime check of that
+/// code fails on this thread, or a buffer it asks for cannot be allocated,
+/// returns LIGHTHOUSE_RUNTIME_CHECK_FAILED or
+/// LIGHTHOUSE_RUNTIME_OUT_OF_MEMORY instead, with a message in `*failure`
+/// (valid until this thread's next failure), after freeing the buffers the
+/// code allocated on this thread and had not freed.
 LIGHTHOUSE_RUNTIME_EXPORTED int lighthouseRuntimeCall(void (*entry)(void **),
                                                       void **arguments,
                                                       const char **failure);
@@ -35,7 +44,10 @@ LIGHTHOUSE_RUNTIME_EXPORTED void
 lighthouseRuntimeCheckFailed(const char *message);
 
 /// Allocates `size` bytes with malloc's alignment for a buffer of compiled
-/// code, or returns NULL. A large buffer comes from those freed earlier when
+/// code. When they cannot be, returns from the lighthouseRuntimeCall in
+/// progress on this thread (LIGHTHOUSE_RUNTIME_OUT_OF_MEMORY), or without
+/// one prints why and aborts, rather than let the code write through NULL.
+/// A large buffer comes from those freed earlier when
 /// one of about that size is kept: the system would otherwise map new pages
 /// for it and fault each in on first touch, on every call. The buffer is a
 /// malloc block: free() may release it, and lighthouseRuntimeFree takes

@@ -8,32 +8,82 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-// The lighthouseRuntimeCall in progress on this thread, if any.
+// The lighthouseRuntimeCall in progress on this thread, if any, and how its
+// last failure ended it.
 static _Thread_local jmp_buf *currentCall;
 static _Thread_local char failureMessage[1024];
+static _Thread_local int failureKind;
+
+// The buffers the calls in progress on this thread allocated and have not
+// freed, oldest first; each call owns those from the count at its start.
+// A call that fails frees its own: the code that would have is skipped.
+static _Thread_local struct {
+  void **items;
+  size_t count, capacity;
+} callBuffers;
+
+static void track(void *buffer) {
+  if (callBuffers.count == callBuffers.capacity) {
+    size_t capacity = callBuffers.capacity ? 2 * callBuffers.capacity : 64;
+    void **items = realloc(callBuffers.items, capacity * sizeof(void *));
+    if (!items)
+      return; // Untracked: only a failure of this call would leak it.
+    callBuffers.items = items;
+    callBuffers.capacity = capacity;
+  }
+  callBuffers.items[callBuffers.count++] = buffer;
+}
+
+static void untrack(void *buffer) {
+  // Buffers are mostly freed in the reverse order of their allocation.
+  for (size_t i = callBuffers.count; i-- > 0;) {
+    if (callBuffers.items[i] == buffer) {
+      callBuffers.items[i] = callBuffers.items[--callBuffers.count];
+      return;
+    }
+  }
+}
+
+void lighthouseRuntimeFree(void *buffer);
 
 int lighthouseRuntimeCall(void (*entry)(void **), void **arguments,
                           const char **failure) {
   jmp_buf call;
   jmp_buf *outer = currentCall;
+  size_t first = callBuffers.count;
   currentCall = &call;
   if (setjmp(call)) {
+    // Freed with no call in progress, so that they are not looked up.
+    currentCall = NULL;
+    while (callBuffers.count > first)
+      lighthouseRuntimeFree(callBuffers.items[--callBuffers.count]);
     currentCall = outer;
     *failure = failureMessage;
-    return 1;
+    return failureKind;
   }
   entry(arguments);
+  // What is left is the results', which the caller owns.
+  callBuffers.count = first;
   currentCall = outer;
   return 0;
 }
 
-void lighthouseRuntimeCheckFailed(const char *message) {
+// Returns from the call in progress with `message`, or without one aborts
+// as cf.assert does.
+static void fail(int kind, const char *message) {
   if (!currentCall) {
-    fprintf(stderr, "lighthouse: runtime check failed: %s\n", message);
+    fprintf(stderr, "lighthouse: %s\n", message);
     abort();
   }
   snprintf(failureMessage, sizeof(failureMessage), "%s", message);
+  failureKind = kind;
   longjmp(*currentCall, 1);
+}
+
+void lighthouseRuntimeCheckFailed(const char *message) {
+  if (!currentCall)
+    fprintf(stderr, "lighthouse: runtime check failed:\n");
+  fail(LIGHTHOUSE_RUNTIME_CHECK_FAILED, message);
 }
 
 // Buffers of at least kMinKeptSize bytes are kept when freed, up to
@@ -88,12 +138,24 @@ static int keep(void *buffer, size_t capacity) {
 
 void *lighthouseRuntimeAlloc(size_t size) {
   void *buffer = size >= kMinKeptSize ? takeKept(size) : NULL;
-  return buffer ? buffer : malloc(size);
+  if (!buffer)
+    buffer = malloc(size);
+  if (!buffer && size) {
+    char message[128];
+    snprintf(message, sizeof(message),
+             "out of memory: %zu bytes could not be allocated", size);
+    fail(LIGHTHOUSE_RUNTIME_OUT_OF_MEMORY, message);
+  }
+  if (currentCall)
+    track(buffer);
+  return buffer;
 }
 
 void lighthouseRuntimeFree(void *buffer) {
   if (!buffer)
     return;
+  if (currentCall)
+    untrack(buffer);
   size_t capacity = malloc_usable_size(buffer);
   if (capacity < kMinKeptSize || !keep(buffer, capacity))
     free(buffer);
