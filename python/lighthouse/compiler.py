@@ -71,6 +71,13 @@ class CompileOptions:
         functions (0: one per hardware thread that gets enough code).
       cache_dir: a folder of compiled code keyed on the linalg IR, the
         pipeline and the versions: a hit skips the pipeline and the JIT.
+      runtime_checks: check dynamic sizes and indices before the compiled
+        code uses them (ValueError when one is out of range); False leaves
+        them unchecked, for code whose inputs are known good
+        (lighthouse-insert-runtime-checks, docs/compile.md).
+      lowering_time_limit: seconds torch-mlir's lowering of a model may take
+        before its process is stopped (`lighthouse.ingress.LoweringCrash`);
+        None: `LIGHTHOUSE_LOWERING_TIME_LIMIT`, else 300.
     """
 
     pipeline: str = "default"
@@ -79,6 +86,8 @@ class CompileOptions:
     unroll_loops: bool = False
     jit_threads: int = 0
     cache_dir: Union[str, os.PathLike, None] = None
+    runtime_checks: bool = True
+    lowering_time_limit: Optional[float] = None
 
     def merged(self, overrides: Mapping[str, Any]) -> "CompileOptions":
         """These options with the fields named in `overrides` replaced."""
@@ -217,6 +226,10 @@ def _finish(
             f"{', '.join('@' + n for n in functions) or 'none'}"
         )
     arguments, results = _function_specs(functions[function_name])
+    if not options.runtime_checks:
+        # Read by lighthouse-insert-runtime-checks; part of the cache key.
+        with module.context:
+            module.operation.attributes["lighthouse.runtime_checks"] = ir.BoolAttr.get(False)
     stages.record("linalg", module)
     cached = None
     if options.cache_dir is not None:
@@ -286,10 +299,12 @@ def compile(
       the same kind, one array or a tuple as the model returns.
     """
     from .ingress import torch as torch_ingress
+    from .ingress._torch_mlir import start_lowering_process
 
     options = _resolve_options(options, overrides)
     pipeline_text = _resolve_pipeline(options.pipeline)
     stages = _Stages(options.dump_ir)
+    start_lowering_process()
     with ir.Context():
         # torch.export's traces timed apart from lighthouse's own stages.
         program = stages.timed(
@@ -298,7 +313,10 @@ def compile(
         )
         raw = stages.timed("import", lambda: torch_ingress.import_model(program, decompositions={}))
         stages.record("torch", raw)
-        linalg = stages.timed("lower-to-linalg", lambda: torch_ingress.lower_to_linalg(raw))
+        linalg = stages.timed(
+            "lower-to-linalg",
+            lambda: torch_ingress.lower_to_linalg(raw, time_limit=options.lowering_time_limit),
+        )
         return _finish(linalg, "main", options, pipeline_text, stages)
 
 
@@ -311,14 +329,21 @@ def compile_onnx(model, *, options: Optional[CompileOptions] = None, **kwargs) -
     `lighthouse.ingress.onnx.load`.
     """
     from .ingress import onnx as onnx_ingress
+    from .ingress._torch_mlir import start_lowering_process
 
     overrides = {name: value for name, value in kwargs.items() if name in _OPTION_NAMES}
     load_options = {name: value for name, value in kwargs.items() if name not in overrides}
     options = _resolve_options(options, overrides)
     pipeline_text = _resolve_pipeline(options.pipeline)
     stages = _Stages(options.dump_ir)
+    start_lowering_process()
     with ir.Context():
-        raw, linalg = onnx_ingress.import_and_lower(model, run_stage=stages.timed, **load_options)
+        raw, linalg = onnx_ingress.import_and_lower(
+            model,
+            run_stage=stages.timed,
+            time_limit=options.lowering_time_limit,
+            **load_options,
+        )
         stages.record("torch-onnx", raw)
         function_name = ir.StringAttr(raw.body.operations[0].attributes["sym_name"]).value
         return _finish(linalg, function_name, options, pipeline_text, stages)

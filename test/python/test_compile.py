@@ -155,6 +155,31 @@ def test_onnx_gru_over_sequence_lengths_given_at_run_time(pipeline):
     np.testing.assert_allclose(compiled(x, lengths), expected, **TOLERANCE)
 
 
+def test_compile_from_several_threads_at_once():
+    # torch.export's tracing state is global: lighthouse traces one at a time.
+    import threading
+
+    outcomes = {}
+
+    def compile_and_check(width):
+        model = models.seeded(torch.nn.Sequential(torch.nn.Linear(8, width), torch.nn.ReLU()))
+        x = torch.randn(2, 8)
+        try:
+            compiled = lighthouse.compile(model, (x,))
+            with torch.no_grad():
+                torch.testing.assert_close(compiled(x), model(x), **TOLERANCE)
+            outcomes[width] = "ok"
+        except Exception as error:  # Reported below, per thread.
+            outcomes[width] = repr(error)
+
+    threads = [threading.Thread(target=compile_and_check, args=(w,)) for w in (3, 4, 5, 6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert outcomes == {3: "ok", 4: "ok", 5: "ok", 6: "ok"}
+
+
 def test_torch_compile_backend_by_name():
     backends = importlib.metadata.entry_points(group="torch_dynamo_backends")
     if "lighthouse" not in [ep.name for ep in backends]:

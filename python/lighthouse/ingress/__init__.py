@@ -10,6 +10,6 @@ tensors (upstream dialects only). Importing a submodule without its extra
 raises an ImportError that names the extra.
 """
 
-from ._torch_mlir import ExchangeError, IngressError, LoweringError
+from ._torch_mlir import ExchangeError, IngressError, LoweringCrash, LoweringError
 
-__all__ = ["ExchangeError", "IngressError", "LoweringError"]
+__all__ = ["ExchangeError", "IngressError", "LoweringCrash", "LoweringError"]

@@ -1,19 +1,33 @@
 """Runs torch-mlir's passes on IR held in a lighthouse context.
 
 torch-mlir's passes exist only inside torch-mlir's package, on torch-mlir's
-own MLIR, which is of another release than lighthouse's. IR crosses between
-the two bindings in the process as text in the generic op form (the form that
-changes least between releases), with locations and resources; whatever does
-not parse on the other side becomes an `ExchangeError` that names it.
+own MLIR, which is of another release than lighthouse's. They run in a
+process of their own (`_lowering_worker`), where a crash or a hang of theirs
+ends that process only and becomes a `LoweringCrash`. IR crosses as text in
+the generic op form (the form that changes least between releases), with
+locations and resources; whatever does not parse on the other side becomes
+an `ExchangeError` that names it.
 """
 
 import functools
 import importlib
 import importlib.metadata
+import os
 import re
+from typing import Optional
 
 from .. import ir
 from .._version import MLIR_VERSION, TORCH_MLIR_VERSION
+from . import _lowering_worker
+
+#: Seconds torch-mlir's lowering of a model may take before its process is
+#: stopped, unless a time limit is given: the largest test models lower in
+#: 0.03 s, four 1024x1024 linear layers in 0.4 s; a hang never ends.
+TIME_LIMIT_VARIABLE = "LIGHTHOUSE_LOWERING_TIME_LIMIT"
+DEFAULT_TIME_LIMIT = 300.0
+#: Set to 1 to run torch-mlir's passes in the caller's process: for debuggers
+#: and sanitizers; a crash there ends the caller, a hang is not stopped.
+IN_PROCESS_VARIABLE = "LIGHTHOUSE_LOWERING_IN_PROCESS"
 
 
 class IngressError(RuntimeError):
@@ -30,6 +44,29 @@ class LoweringError(IngressError):
         self.ops = ops
 
 
+class LoweringCrash(IngressError):
+    """torch-mlir's process died, or was stopped at the time limit, while
+    lowering; the caller's process goes on."""
+
+    def __init__(
+        self,
+        message: str,
+        stage: str,
+        signal: Optional[str] = None,
+        fatal: Optional[str] = None,
+        time_limit: Optional[float] = None,
+    ):
+        super().__init__(message)
+        #: What torch-mlir was doing, e.g. "torch-mlir's lowering ... to linalg on tensors".
+        self.stage = stage
+        #: The signal that ended the process ("SIGSEGV"), None for a time limit.
+        self.signal = signal
+        #: The line of its output that says why ("LLVM ERROR: out of memory"), if any.
+        self.fatal = fatal
+        #: The time limit in seconds when the process was stopped at it, else None.
+        self.time_limit = time_limit
+
+
 class ExchangeError(IngressError):
     """IR did not parse after crossing between torch-mlir's MLIR and lighthouse's."""
 
@@ -39,23 +76,19 @@ class ExchangeError(IngressError):
         self.ops = list(ops)
 
 
+def _not_installed(module: str, extra: str) -> ImportError:
+    return ImportError(
+        f"{module} is needed here but is not installed: pip install 'lighthouse[{extra}]'",
+        name=module,
+    )
+
+
 def require(module: str, extra: str):
     """Imports `module`, or raises an ImportError naming lighthouse's extra."""
     try:
         return importlib.import_module(module)
     except ImportError as error:
-        raise ImportError(
-            f"{module} is needed here but is not installed: pip install 'lighthouse[{extra}]'",
-            name=module,
-        ) from error
-
-
-@functools.lru_cache(maxsize=None)
-def _torch_mlir_bindings():
-    ir_module = require("torch_mlir.ir", "torch")
-    passmanager = require("torch_mlir.passmanager", "torch")
-    torch_dialect = require("torch_mlir.dialects.torch", "torch")
-    return ir_module, passmanager, torch_dialect
+        raise _not_installed(module, extra) from error
 
 
 def _torch_mlir_version() -> str:
@@ -68,7 +101,8 @@ def _torch_mlir_version() -> str:
 @functools.lru_cache(maxsize=None)
 def _torch_mlir_context():
     """A torch-mlir context that knows torch-mlir's ops (kept for lookups)."""
-    tm_ir, _, torch_dialect = _torch_mlir_bindings()
+    tm_ir = require("torch_mlir.ir", "torch")
+    torch_dialect = require("torch_mlir.dialects.torch", "torch")
     context = tm_ir.Context()
     torch_dialect.register_dialect(context)
     return context
@@ -142,18 +176,15 @@ def _exchange_text(module) -> str:
     return module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
 
 
-def _unknown_ops(tm_ir, tm_module, context: ir.Context) -> list:
-    """Names of the operations in torch-mlir's `tm_module` that `context` does
-    not know, in order of appearance."""
-    names = []
+# An operation of the generic op form: `%0 = "tm_tensor.scan"(...`.
+_GENERIC_OP = re.compile(r'^\s*(?:%[^=\n]*=\s*)?"([\w.]+)"\(', re.MULTILINE)
 
-    def collect(op):
-        if op.name not in names and not context.is_registered_operation(op.name):
-            names.append(op.name)
-        return tm_ir.WalkResult.ADVANCE
 
-    tm_module.operation.walk(collect, tm_ir.WalkOrder.PRE_ORDER)
-    return names
+def _unknown_ops(text: str, context: ir.Context) -> list:
+    """Names of the operations in IR `text` (generic op form) that `context`
+    does not know, in order of appearance."""
+    names = dict.fromkeys(_GENERIC_OP.findall(text))
+    return [name for name in names if not context.is_registered_operation(name)]
 
 
 def _describe_parse_failure(text: str, diagnostics: str) -> str:
@@ -175,51 +206,127 @@ def _describe_parse_failure(text: str, diagnostics: str) -> str:
     return f"\n  at column {position.group(2)} of: {source}"
 
 
-def run_pipelines(module: ir.Module, stages: list) -> ir.Module:
+def _resolve_time_limit(time_limit: Optional[float]) -> float:
+    if time_limit is None:
+        setting = os.environ.get(TIME_LIMIT_VARIABLE, "")
+        try:
+            time_limit = float(setting) if setting else DEFAULT_TIME_LIMIT
+        except ValueError:
+            raise ValueError(
+                f"{TIME_LIMIT_VARIABLE} must be a number of seconds, got {setting!r}"
+            ) from None
+    if not time_limit > 0:
+        raise ValueError(f"the lowering time limit must be positive seconds, got {time_limit!r}")
+    return time_limit
+
+
+def _crash(answer: dict, stages: list, time_limit: float) -> LoweringCrash:
+    """The error of a worker that died, or was stopped, at `answer["step"]`."""
+    step = answer["step"]
+    if step < 0:
+        stage = "the start of torch-mlir's process"
+    elif step == 0:
+        stage = "torch-mlir's parsing of the IR from lighthouse"
+    elif step <= len(stages):
+        stage = stages[step - 1][0]
+    else:
+        stage = "torch-mlir's printing of the lowered IR"
+    if answer["timed_out"]:
+        return LoweringCrash(
+            f"{stage} did not finish within {time_limit:g} s, so its process was stopped "
+            f"(the time limit is {TIME_LIMIT_VARIABLE}, or the compile option "
+            "lowering_time_limit)",
+            stage,
+            time_limit=time_limit,
+        )
+    if answer["signal"]:
+        ended = f"died of {answer['signal']}"
+    else:
+        ended = f"exited with status {answer['exit_code']}"
+    fatal = answer["fatal"]
+    return LoweringCrash(
+        f"{stage} crashed: torch-mlir's process {ended}" + (f"\n{fatal}" if fatal else ""),
+        stage,
+        signal=answer["signal"],
+        fatal=fatal,
+    )
+
+
+def start_lowering_process() -> None:
+    """Starts torch-mlir's process, unless lowering runs in this one, so that
+    its start-up overlaps the export and import that come before lowering."""
+    if os.environ.get(IN_PROCESS_VARIABLE) == "1":
+        return
+    try:
+        _lowering_worker.start()
+    except OSError:
+        pass  # The lowering tries again, and says why it cannot.
+
+
+def run_pipelines(module: ir.Module, stages: list, time_limit: Optional[float] = None) -> ir.Module:
     """Runs torch-mlir pass pipelines on `module`; returns a new lighthouse module.
 
-    The result is parsed, and so verified, in `module`'s context.
+    The pipelines run in torch-mlir's process (`_lowering_worker`), or in this
+    one when the environment sets `LIGHTHOUSE_LOWERING_IN_PROCESS=1`. The
+    result is parsed, and so verified, in `module`'s context.
 
     Args:
       module: IR in a lighthouse context.
       stages: (description, pipeline string) pairs, run in order in torch-mlir.
+      time_limit: seconds the pipelines may take, start of the process
+        included; by default `LIGHTHOUSE_LOWERING_TIME_LIMIT`, else 300.
 
     Raises:
       LoweringError: a pipeline failed (its diagnostics name the op).
       ExchangeError: the IR did not parse on one of the two sides.
+      LoweringCrash: torch-mlir's process died, or went past the time limit.
     """
-    tm_ir, tm_passmanager, torch_dialect = _torch_mlir_bindings()
     versions = (
         f"lighthouse's MLIR {MLIR_VERSION}, torch-mlir {_torch_mlir_version()} "
         f"(lighthouse is tested with torch-mlir {TORCH_MLIR_VERSION})"
     )
     text = _exchange_text(module)
-    with tm_ir.Context() as tm_context:
-        torch_dialect.register_dialect(tm_context)
+    pipelines = [pipeline for _, pipeline in stages]
+    if os.environ.get(IN_PROCESS_VARIABLE) == "1":
         try:
-            tm_module = tm_ir.Module.parse(text)
-        except tm_ir.MLIRError as error:
-            raise ExchangeError(
-                f"torch-mlir could not parse IR from lighthouse ({versions}):\n{error}"
-                f"{_describe_parse_failure(text, str(error))}"
-            ) from None
-        for description, pipeline in stages:
-            try:
-                tm_passmanager.PassManager.parse(pipeline).run(tm_module.operation)
-            except tm_ir.MLIRError as error:
-                diagnostics = str(error)
-                ops = _illegal_ops(diagnostics)
-                named = f" (cannot lower: {', '.join(ops)})" if ops else ""
-                raise LoweringError(
-                    f"{description} failed{named}:\n{diagnostics}", diagnostics, ops
-                ) from None
-        text = _exchange_text(tm_module)
+            answer = _lowering_worker.lower(text, pipelines)
+        except ImportError as error:
+            raise _not_installed(error.name or "torch_mlir", "torch") from error
+    else:
+        time_limit = _resolve_time_limit(time_limit)
+        try:
+            answer = _lowering_worker.lower_in_worker(text, pipelines, time_limit)
+        except OSError as error:
+            raise IngressError(
+                f"torch-mlir's process could not be started ({error}); "
+                f"{IN_PROCESS_VARIABLE}=1 runs torch-mlir's passes in this process"
+            ) from error
+    status = answer["status"]
+    if status == "lost":
+        raise _crash(answer, stages, time_limit)
+    if status == "unavailable":
+        raise _not_installed(answer["unavailable"], "torch")
+    if status == "raised":
+        raise IngressError(f"torch-mlir's passes raised an exception:\n{answer['message']}")
+    if status == "unparsed":
+        diagnostics = answer["diagnostics"]
+        raise ExchangeError(
+            f"torch-mlir could not parse IR from lighthouse ({versions}):\n{diagnostics}"
+            f"{_describe_parse_failure(text, diagnostics)}"
+        )
+    if status == "failed":
+        description = stages[answer["stage"]][0]
+        diagnostics = answer["diagnostics"]
+        ops = _illegal_ops(diagnostics)
+        named = f" (cannot lower: {', '.join(ops)})" if ops else ""
+        raise LoweringError(f"{description} failed{named}:\n{diagnostics}", diagnostics, ops)
+    text = answer["text"]
     try:
         return ir.Module.parse(text, context=module.context)
     except ir.MLIRError as error:
         # torch-mlir lowers a few ops (cumsum, sort, scatter...) to its own
         # TMTensor dialect, which lighthouse does not have.
-        foreign = _unknown_ops(tm_ir, tm_module, module.context)
+        foreign = _unknown_ops(text, module.context)
         if foreign:
             raise ExchangeError(
                 f"torch-mlir lowered the model to operations lighthouse does not have: "

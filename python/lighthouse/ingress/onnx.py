@@ -4,18 +4,22 @@
     raw = onnx_ingress.import_model("model.onnx")       # torch.operator "onnx.*" ops
     linalg = onnx_ingress.to_linalg("model.onnx")        # upstream dialects
 
-Import runs torch-mlir's ONNX importer (`lighthouse.extras.onnx_importer`) in
-a lighthouse context. Lowering runs torch-mlir's passes on torch-mlir's own
-MLIR and brings the result back (see `_torch_mlir`). Needs `lighthouse[onnx]`.
+Before import, values the model computes from constants alone (reduction
+axes, shapes, sizes; see `_onnx_fold`) are folded into constants. Import runs
+torch-mlir's ONNX importer (`lighthouse.extras.onnx_importer`) in a lighthouse
+context. Lowering runs torch-mlir's passes on torch-mlir's own MLIR and brings
+the result back (see `_torch_mlir`). Needs `lighthouse[onnx]`.
 """
 
 import os
 from typing import Callable, Iterable, Optional, Set, Tuple, Union
 
 from .. import ir
+from ._onnx_fold import expand_functions, fold_constants
 from ._torch_mlir import (
     ExchangeError,
     IngressError,
+    LoweringCrash,
     LoweringError,
     import_context,
     require,
@@ -25,6 +29,7 @@ from ._torch_mlir import (
 __all__ = [
     "ExchangeError",
     "IngressError",
+    "LoweringCrash",
     "LoweringError",
     "load",
     "import_and_lower",
@@ -120,20 +125,16 @@ def import_model(
     `load_options` are those of `load`. The IR holds one `func.func` named
     after the graph, with `torch.operator "onnx.<Op>"` ops and the model's
     opset versions as `torch.onnx_meta.*` attributes. The ops named in
-    `expand` (of ONNX's default domain) are imported as the functions of
-    other ops ONNX defines them by, where it does.
+    `expand` (of ONNX's default domain) are replaced by the functions of
+    other ops ONNX defines them by, where it does. Values computed from
+    constants alone are imported as constants (`fold_constants`).
     """
-    return _import(load(model, **load_options), context, expand)
+    return _import(fold_constants(expand_functions(load(model, **load_options), expand)), context)
 
 
-def _import(
-    proto: "onnx.ModelProto", context: Optional[ir.Context], expand: Iterable[str]
-) -> ir.Module:
+def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Module:
     context = import_context(context)
-    config = onnx_importer.Config()
-    default_domain = config.function_expansion_allowlists_by_domain.setdefault("", set())
-    default_domain.update(expand)
-    model_info = onnx_importer.ModelInfo(proto, config=config)
+    model_info = onnx_importer.ModelInfo(proto)
     module = model_info.create_module(context=context)
     importer = onnx_importer.NodeImporter.define_function(model_info.main_graph, module.operation)
     importer.import_all()
@@ -141,22 +142,14 @@ def _import(
     return module
 
 
-#: ONNX functions not expanded: their expansions take torch-mlir's lowering
-#: down with the process, where the op whole fails cleanly. RotaryEmbedding
-#: splits by sizes computed at run time: SIGSEGV in torch-mlir (3 of ONNX's
-#: node tests; their `_expanded` forms crash the same way).
-NOT_EXPANDED = frozenset({"RotaryEmbedding"})
-
-
 def _defined_as_functions(ops: Iterable[str], proto: "onnx.ModelProto") -> Set[str]:
     """Of the ops a lowering error names (`onnx.Attention`), those of the
-    default domain that ONNX defines as functions at the model's opset and
-    that are not in `NOT_EXPANDED`."""
+    default domain that ONNX defines as functions at the model's opset."""
     opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
     found = set()
     for op in ops:
         name = op[len("onnx.") :] if op.startswith("onnx.") else None
-        if not name or opset is None or name in NOT_EXPANDED:
+        if not name or opset is None:
             continue
         try:
             schema = onnx.defs.get_schema(name, max_inclusive_version=opset, domain="")
@@ -176,30 +169,37 @@ def import_and_lower(
     *,
     context: Optional[ir.Context] = None,
     run_stage: Optional[Callable[[str, Callable], object]] = None,
+    time_limit: Optional[float] = None,
     **load_options,
 ) -> Tuple[ir.Module, ir.Module]:
     """Imports an ONNX model and lowers it to linalg on tensors; returns the
     torch-onnx IR and the linalg IR.
 
+    Values computed from constants alone are folded into constants first.
     An op that torch-mlir cannot lower and that ONNX defines as a function
-    of other ops (Attention, RMSNormalization, ...) is imported as that
-    function instead, and the lowering tried again; ops of such a function
+    of other ops (Attention, RMSNormalization, ...) is replaced by that
+    function, whose values computed from constants (RMSNormalization's axes)
+    are folded in turn, and the lowering tried again; ops of such a function
     that cannot be lowered are expanded in turn. Ops that lower are kept
     whole, as torch-mlir lowers them better than their expansions.
     `run_stage(name, function)` runs each stage, "import" and
-    "lower-to-linalg", once per attempt (to time them, say).
+    "lower-to-linalg", once per attempt (to time them, say). `time_limit`
+    is that of `lower_to_linalg`, for each attempt.
 
     Raises:
       LoweringError: an op could not be lowered, nor expanded; `.ops` names it.
       ExchangeError: IR did not cross between torch-mlir's MLIR and lighthouse's.
+      LoweringCrash: torch-mlir crashed, or went past the time limit.
     """
     run_stage = run_stage or (lambda name, function: function())
-    proto = run_stage("import", lambda: load(model, **load_options))
+    proto = run_stage("import", lambda: fold_constants(load(model, **load_options)))
     expanded: Set[str] = set()
     while True:
-        raw = run_stage("import", lambda: _import(proto, context, expanded))
+        raw = run_stage("import", lambda: _import(proto, context))
         try:
-            return raw, run_stage("lower-to-linalg", lambda: lower_to_linalg(raw))
+            return raw, run_stage(
+                "lower-to-linalg", lambda: lower_to_linalg(raw, time_limit=time_limit)
+            )
         except LoweringError as error:
             more = _defined_as_functions(error.ops, proto) - expanded
             if not more:
@@ -212,16 +212,21 @@ def import_and_lower(
                     ) from None
                 raise
             expanded |= more
+            proto = run_stage("import", lambda: fold_constants(expand_functions(proto, more)))
 
 
-def lower_to_linalg(module: ir.Module) -> ir.Module:
+def lower_to_linalg(module: ir.Module, *, time_limit: Optional[float] = None) -> ir.Module:
     """Lowers torch-onnx IR from `import_model` to linalg on tensors.
+
+    torch-mlir's passes run in a process of their own, stopped after
+    `time_limit` seconds (by default `LIGHTHOUSE_LOWERING_TIME_LIMIT`, else 300).
 
     Raises:
       LoweringError: an op could not be lowered; `.ops` names it.
       ExchangeError: IR did not cross between torch-mlir's MLIR and lighthouse's.
+      LoweringCrash: torch-mlir crashed, or went past the time limit.
     """
-    return run_pipelines(module, ONNX_TO_LINALG_STAGES)
+    return run_pipelines(module, ONNX_TO_LINALG_STAGES, time_limit)
 
 
 def to_linalg(model: ModelLike, **import_options) -> ir.Module:

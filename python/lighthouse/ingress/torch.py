@@ -10,12 +10,14 @@ lighthouse context. Lowering runs torch-mlir's passes on torch-mlir's own MLIR
 and brings the result back (see `_torch_mlir`). Needs `lighthouse[torch]`.
 """
 
+import threading
 from typing import Any, Callable, Dict, Optional, Sequence
 
 from .. import ir
 from ._torch_mlir import (
     ExchangeError,
     IngressError,
+    LoweringCrash,
     LoweringError,
     import_context,
     name_torch_operators,
@@ -26,6 +28,7 @@ from ._torch_mlir import (
 __all__ = [
     "ExchangeError",
     "IngressError",
+    "LoweringCrash",
     "LoweringError",
     "export",
     "import_model",
@@ -36,6 +39,11 @@ __all__ = [
 torch = require("torch", "torch")
 fx_importer = require("lighthouse.extras.fx_importer", "torch")
 fx_decomp_util = require("lighthouse.extras.fx_decomp_util", "torch")
+
+# torch.export and its decompositions keep their tracing state in globals
+# (torch's dispatch mode stack): traces from two threads at once fail in both
+# ("ProxyTorchDispatchMode slot already occupied"). One traces at a time.
+_TRACING = threading.Lock()
 
 #: torch-mlir's pipelines from a torch.export program's IR to linalg on tensors.
 TORCH_TO_LINALG_STAGES = [
@@ -62,6 +70,8 @@ def export(
 ):
     """Exports `model` with torch.export and applies torch-mlir's decompositions.
 
+    Safe to call from several threads: their traces run one at a time.
+
     Args:
       model: a `torch.nn.Module`, or an `ExportedProgram` (then only the
         decompositions are applied).
@@ -81,9 +91,14 @@ def export(
             )
         if not example_args and not example_kwargs:
             raise ValueError("exporting an nn.Module needs example_args (or example_kwargs)")
-        program = torch.export.export(
-            model, tuple(example_args), example_kwargs, dynamic_shapes=dynamic_shapes, strict=strict
-        )
+        with _TRACING:
+            program = torch.export.export(
+                model,
+                tuple(example_args),
+                example_kwargs,
+                dynamic_shapes=dynamic_shapes,
+                strict=strict,
+            )
     else:
         raise TypeError(
             "expected a torch.nn.Module or a torch.export.ExportedProgram, got "
@@ -91,7 +106,10 @@ def export(
         )
     if decompositions is None:
         decompositions = fx_decomp_util.get_decomposition_table()
-    return _decompose(program, decompositions) if decompositions else program
+    if not decompositions:
+        return program
+    with _TRACING:
+        return _decompose(program, decompositions)
 
 
 def _decompose(program, decompositions: Dict[Any, Callable]):
@@ -155,17 +173,20 @@ def import_model(
     return name_torch_operators(importer.module)
 
 
-def lower_to_linalg(module: ir.Module) -> ir.Module:
+def lower_to_linalg(module: ir.Module, *, time_limit: Optional[float] = None) -> ir.Module:
     """Lowers torch-dialect IR from `import_model` to linalg on tensors.
 
     Returns a new module in the same context holding only upstream dialects
-    (func, arith, math, tensor, linalg, ...), verified.
+    (func, arith, math, tensor, linalg, ...), verified. torch-mlir's passes
+    run in a process of their own, stopped after `time_limit` seconds (by
+    default `LIGHTHOUSE_LOWERING_TIME_LIMIT`, else 300).
 
     Raises:
       LoweringError: an op could not be lowered; `.ops` names it.
       ExchangeError: IR did not cross between torch-mlir's MLIR and lighthouse's.
+      LoweringCrash: torch-mlir crashed, or went past the time limit.
     """
-    return run_pipelines(module, TORCH_TO_LINALG_STAGES)
+    return run_pipelines(module, TORCH_TO_LINALG_STAGES, time_limit)
 
 
 def to_linalg(

@@ -3,7 +3,7 @@
 
 from typing import List, Optional
 
-from ..case import Case, to_torch
+from ..case import Case, Crashed, to_torch
 from ..plugins import Compiler
 
 
@@ -24,6 +24,18 @@ class Lighthouse(Compiler):
         return sorted(set(PIPELINES) | set(plugins.pipeline_names()))
 
     def compile(self, case: Case, form: str):
+        from lighthouse.ingress import LoweringCrash
+
+        try:
+            return self._compile(case, form)
+        except LoweringCrash as crash:
+            # torch-mlir's process died: a crash of this compiler, recorded as
+            # when the worker dies. A time limit stays a compile error.
+            if crash.time_limit is not None:
+                raise
+            raise Crashed(str(crash), crash.signal) from None
+
+    def _compile(self, case: Case, form: str):
         import lighthouse
         from lighthouse.compiler import compile_module
 

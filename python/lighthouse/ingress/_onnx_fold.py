@@ -1,0 +1,296 @@
+"""ONNX models rewritten at the ONNX level before import: ops inlined as the
+functions ONNX defines them by, and values computed from constants alone
+folded into constants.
+
+torch-mlir lowers some ops only when an input is a constant: the axes of the
+reductions, the shape of Reshape, the sizes of Resize. ONNX's functions often
+compute such inputs at run time from the shapes of other values
+(RMSNormalization reduces over `Range(axis, Size(Shape(X)), 1)`); once shape
+inference knows those shapes, the whole chain is a constant, and folding it
+gives the lowering the constant it needs.
+"""
+
+import math
+from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
+
+from ._torch_mlir import require
+
+onnx = require("onnx", "onnx")
+np = require("numpy", "onnx")  # onnx's dependency
+inliner = require("onnx.inliner", "onnx")
+reference = require("onnx.reference", "onnx")
+
+__all__ = ["MAX_FOLDED_ELEMENTS", "expand_functions", "fold_constants"]
+
+#: The largest value folded, in elements. A folded value is stored in the
+#: model and crosses to torch-mlir and back as a resource; the inputs folding
+#: is for (axes, shapes, pads, sizes) are a few elements, and a bound of 1M
+#: (4 MB of f32) keeps a fill or broadcast of a whole activation from being
+#: written out as data where the lowering would compute it.
+MAX_FOLDED_ELEMENTS = 1 << 20
+
+#: Ops kept whole though every input is a constant. The random ones give
+#: other values at each run; folding DequantizeLinear would store quantized
+#: weights as float, 4x their int8 size.
+NOT_FOLDED = frozenset(
+    {
+        "Bernoulli",
+        "DequantizeLinear",
+        "Multinomial",
+        "RandomNormal",
+        "RandomNormalLike",
+        "RandomUniform",
+        "RandomUniformLike",
+    }
+)
+
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+
+#: The domain of the model-local functions `expand_functions` makes.
+_EXPANDED_DOMAIN = "lighthouse.expanded"
+
+
+def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.ModelProto":
+    """Replaces the main graph's nodes of the default domain's `ops` by the
+    functions ONNX defines them by at the model's opset, where it does, then
+    infers shapes again for the values they introduce.
+
+    Each node's function, specialized to its attributes and input types
+    where ONNX's definition depends on them, becomes a model-local function
+    that ONNX's inliner inlines. The inliner does not expand the schemas'
+    functions itself: it fails on an omitted optional input followed by
+    others (Attention with past keys and no mask, 15 of ONNX's node tests).
+    """
+    if not any(n.domain in _DEFAULT_DOMAINS and n.op_type in ops for n in proto.graph.node):
+        return proto
+    opset = next((o.version for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS), None)
+    expanded = onnx.ModelProto()
+    expanded.CopyFrom(proto)
+    types = _types(expanded.graph)
+    count = 0
+    for node in expanded.graph.node:
+        if node.domain in _DEFAULT_DOMAINS and node.op_type in ops:
+            function = _function_of(node, opset, types)
+            if function is None:
+                continue
+            function.name = f"{node.op_type}_{count}"
+            function.domain = _EXPANDED_DOMAIN
+            expanded.functions.append(function)
+            node.op_type, node.domain = function.name, function.domain
+            count += 1
+    if not count:
+        return proto
+    expanded.opset_import.append(onnx.helper.make_opsetid(_EXPANDED_DOMAIN, 1))
+    expanded = inliner.inline_local_functions(expanded, convert_version=True)
+    kept = [o for o in expanded.opset_import if o.domain != _EXPANDED_DOMAIN]
+    del expanded.opset_import[:]
+    expanded.opset_import.extend(kept)
+    return onnx.shape_inference.infer_shapes(expanded, data_prop=True)
+
+
+def _function_of(node, opset: int, types) -> Optional["onnx.FunctionProto"]:
+    """The function ONNX defines `node`'s op by at `opset`, for that node,
+    to which it adds the attributes it leaves to their defaults; None if
+    ONNX defines the op by none."""
+    try:
+        schema = onnx.defs.get_schema(node.op_type, max_inclusive_version=opset, domain="")
+    except onnx.defs.SchemaError:
+        return None
+    plain = max((v for v in schema.function_opset_versions if v <= opset), default=0)
+    dependent = max(
+        (v for v in schema.context_dependent_function_opset_versions if v <= opset), default=0
+    )
+    if not plain and not dependent:
+        return None
+    if dependent >= plain:
+        # An omitted input, or one of unknown type, has an empty type.
+        input_types = [types.get(name, onnx.TypeProto()).SerializeToString() for name in node.input]
+        body = schema.get_context_dependent_function_with_opset_version(
+            dependent, node.SerializeToString(), input_types
+        )
+    else:
+        body = schema.get_function_with_opset_version(plain)
+    if not body:
+        return None
+    function = onnx.FunctionProto.FromString(body)
+    # The attributes the node leaves out take the schema's defaults, given at
+    # the call: ONNX's inliner leaves a function's own defaults unbound.
+    given = {attribute.name for attribute in node.attribute}
+    for name in function.attribute:
+        default = schema.attributes[name].default_value
+        if name not in given and default.type:
+            node.attribute.append(default)
+    return function
+
+
+def _types(graph: "onnx.GraphProto") -> Dict[str, "onnx.TypeProto"]:
+    """The types of the graph's values that have one."""
+    types = {
+        tensor.name: onnx.helper.make_tensor_type_proto(tensor.data_type, tensor.dims)
+        for tensor in graph.initializer
+    }
+    for value in [*graph.input, *graph.value_info, *graph.output]:
+        if value.type.WhichOneof("value"):
+            types[value.name] = value.type
+    return types
+
+
+def fold_constants(
+    proto: "onnx.ModelProto", max_elements: int = MAX_FOLDED_ELEMENTS
+) -> "onnx.ModelProto":
+    """Replaces each node of the main graph whose inputs are all constants
+    (initializers that are not graph inputs, Constant nodes, Shape and Size
+    of values whose shape is static) by Constant nodes of its results,
+    computed by ONNX's reference evaluator. Repeats, with shape inference in
+    between, until nothing more folds; the nodes only folded ones used go.
+    Graph inputs and outputs keep their names and types; results of more
+    than `max_elements` elements, and nodes whose results no node uses, are
+    left as they are. Returns `proto` itself when nothing folds."""
+    while True:
+        proto, folded = _fold_once(proto, max_elements)
+        if not folded:
+            return proto
+        # The importer takes the types of values from shape inference, which
+        # knows more of them with folded inputs (ReduceMean's result with
+        # folded axes) and can make more shapes static (a Reshape to a folded
+        # shape), whose Shape and Size then fold in the next round.
+        proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+
+
+#: An initializer, or a Constant node.
+_Source = Union["onnx.TensorProto", "onnx.NodeProto"]
+
+
+def _fold_once(proto: "onnx.ModelProto", max_elements: int) -> Tuple["onnx.ModelProto", int]:
+    graph = proto.graph
+    inputs = {value.name for value in graph.input}
+    # An initializer that is also a graph input is a default the caller may
+    # override, not a constant.
+    constants: Dict[str, _Source] = {
+        tensor.name: tensor for tensor in graph.initializer if tensor.name not in inputs
+    }
+    types = _types(graph)
+    used = _used_names(graph.node)
+    opsets = {opset.domain: opset.version for opset in proto.opset_import}
+
+    nodes: List["onnx.NodeProto"] = []
+    folded = 0
+    for node in graph.node:
+        results = None
+        if node.domain in _DEFAULT_DOMAINS and any(name in used for name in node.output):
+            if node.op_type == "Constant":
+                constants[node.output[0]] = node
+            elif node.op_type in ("Shape", "Size"):
+                results = _shape_or_size(node, types)
+            if results is None and _foldable(node, constants):
+                results = _evaluate(node, constants, opsets, types, max_elements)
+        if results is None:
+            nodes.append(node)
+            continue
+        folded += 1
+        for name, tensor in results.items():
+            constant = onnx.helper.make_node("Constant", [], [name], name=node.name, value=tensor)
+            constants[name] = constant
+            nodes.append(constant)
+    if not folded:
+        return proto, 0
+
+    # Nodes only the folded ones used go (their Constant inputs, Shape of a
+    # value whose Size folded), last first so chains go at once.
+    used = {value.name for value in graph.output}
+    kept = []
+    for node in reversed(nodes):
+        if any(name in used for name in node.output):
+            used |= _used_names([node])
+            kept.append(node)
+    kept.reverse()
+    result = onnx.ModelProto()
+    result.CopyFrom(proto)
+    del result.graph.node[:]
+    result.graph.node.extend(kept)
+    return result, folded
+
+
+def _used_names(nodes) -> Set[str]:
+    """The values `nodes` use, in their subgraphs too."""
+    used = set()
+    pending = list(nodes)
+    while pending:
+        node = pending.pop()
+        used.update(node.input)
+        for attribute in node.attribute:
+            for subgraph in [attribute.g, *attribute.graphs]:
+                used.update(value.name for value in subgraph.output)
+                pending.extend(subgraph.node)
+    return used
+
+
+def _static_shape(value_type) -> Optional[List[int]]:
+    tensor_type = value_type.tensor_type
+    if not value_type.HasField("tensor_type") or not tensor_type.HasField("shape"):
+        return None
+    dims = tensor_type.shape.dim
+    if not all(dim.HasField("dim_value") for dim in dims):
+        return None
+    return [dim.dim_value for dim in dims]
+
+
+def _shape_or_size(node, types) -> Optional[Dict[str, "onnx.TensorProto"]]:
+    """Shape and Size of a value of static shape, which need not be constant."""
+    value_type = types.get(node.input[0])
+    shape = _static_shape(value_type) if value_type is not None else None
+    if shape is None:
+        return None
+    if node.op_type == "Size":
+        value = np.array(math.prod(shape), dtype=np.int64)
+    else:
+        attributes = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        # ONNX's start and end count from the back when negative and are
+        # clamped to the rank, as Python's slices are.
+        value = np.array(shape[attributes.get("start", 0) : attributes.get("end")], np.int64)
+    return {node.output[0]: onnx.numpy_helper.from_array(value, node.output[0])}
+
+
+def _foldable(node, constants) -> bool:
+    inputs = [name for name in node.input if name]
+    return (
+        node.op_type not in NOT_FOLDED
+        and bool(inputs)
+        and all(name in constants for name in inputs)
+        # If, Loop and Scan run graphs of their own.
+        and not any(a.type in (a.GRAPH, a.GRAPHS) for a in node.attribute)
+    )
+
+
+def _evaluate(
+    node, constants, opsets, types, max_elements
+) -> Optional[Dict[str, "onnx.TensorProto"]]:
+    outputs = [name for name in node.output if name]
+    for name in outputs:
+        shape = _static_shape(types[name]) if name in types else None
+        if shape is not None and math.prod(shape) > max_elements:
+            return None
+    sources = {name: constants[name] for name in node.input if name}
+    graph = onnx.helper.make_graph(
+        [source for source in sources.values() if isinstance(source, onnx.NodeProto)] + [node],
+        "fold",
+        [],
+        [onnx.ValueInfoProto(name=name) for name in outputs],
+        initializer=[source for source in sources.values() if isinstance(source, onnx.TensorProto)],
+    )
+    try:
+        values = reference.ReferenceEvaluator(graph, opsets=opsets).run(None, {})
+    except Exception:
+        # An op the reference evaluator does not implement, or implements for
+        # other types only: the lowering gets the node as it was.
+        return None
+    results = {}
+    for name, value in zip(outputs, values):
+        if not hasattr(value, "dtype") or value.size > max_elements:
+            return None  # a sequence or optional, or too large
+        tensor = onnx.numpy_helper.from_array(np.asarray(value), name)
+        expected = types[name].tensor_type.elem_type if name in types else 0
+        if expected and tensor.data_type != expected:
+            return None
+        results[name] = tensor
+    return results

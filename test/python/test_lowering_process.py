@@ -1,0 +1,258 @@
+"""torch-mlir's passes run in a process of their own: models that crash or hang
+them raise `LoweringCrash`, and the caller's process goes on compiling."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip(
+    "torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)"
+)
+onnx = pytest.importorskip(
+    "onnx", reason="needs lighthouse[onnx] (build_tools/setup.sh installs it)"
+)
+pytest.importorskip("torch_mlir", reason="needs torch-mlir (lighthouse[torch])")
+
+from onnx import TensorProto, helper  # noqa: E402
+
+import lighthouse  # noqa: E402
+from lighthouse import ir  # noqa: E402
+from lighthouse.ingress import LoweringCrash, _lowering_worker  # noqa: E402
+from lighthouse.ingress import onnx as onnx_ingress  # noqa: E402
+
+ONNX_STAGE = "torch-mlir's conversion of ONNX ops to the torch backend contract"
+LINALG_STAGE = "torch-mlir's lowering from the torch backend contract to linalg on tensors"
+
+
+def onnx_model(node, inputs, output, opset, initializers=()):
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(name, kind, shape) for name, kind, shape in inputs],
+        [helper.make_tensor_value_info(*output)],
+        initializer=list(initializers),
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def relu():
+    return onnx_model(
+        helper.make_node("Relu", ["x"], ["y"]),
+        [("x", TensorProto.FLOAT, [3])],
+        ("y", TensorProto.FLOAT, [3]),
+        17,
+    )
+
+
+def cast_like_to_int4():
+    # torch-mlir has no scalar type for si4: "LLVM ERROR", abort.
+    return onnx_model(
+        helper.make_node("CastLike", ["x", "like"], ["y"]),
+        [("x", TensorProto.FLOAT, [3]), ("like", TensorProto.INT4, [1])],
+        ("y", TensorProto.INT4, [3]),
+        21,
+    )
+
+
+def reshape_empty_with_allowzero():
+    # torch-mlir divides by the size 0 of the result: SIGFPE.
+    return onnx_model(
+        helper.make_node("Reshape", ["x", "shape"], ["y"], allowzero=1),
+        [("x", TensorProto.FLOAT, [0, 3, 4])],
+        ("y", TensorProto.FLOAT, [3, 4, 0]),
+        14,
+        [helper.make_tensor("shape", TensorProto.INT64, [3], [3, 4, 0])],
+    )
+
+
+def softmax_on_a_huge_axis():
+    # torch-mlir's conversion never ends on this axis.
+    return onnx_model(
+        helper.make_node("Softmax", ["x"], ["y"], axis=-4503599627370497),
+        [("x", TensorProto.FLOAT, [2, 3])],
+        ("y", TensorProto.FLOAT, [2, 3]),
+        13,
+    )
+
+
+def compiles_and_runs_relu():
+    # Run in this process, on OpenMP's threads, between lowerings.
+    compiled = lighthouse.compile_onnx(relu())
+    np.testing.assert_array_equal(compiled(np.array([-1, 0, 2], np.float32)), [0, 0, 2])
+
+
+@pytest.mark.parametrize(
+    "model, stage, signal, fatal",
+    [
+        (
+            cast_like_to_int4,
+            ONNX_STAGE,
+            "SIGABRT",
+            "LLVM ERROR: Unhandled type in getScalarTypeForType: si4",
+        ),
+        (reshape_empty_with_allowzero, LINALG_STAGE, "SIGFPE", None),
+    ],
+    ids=["llvm-fatal-error", "signal"],
+)
+def test_crash_in_torch_mlir_raises_and_compiling_goes_on(model, stage, signal, fatal):
+    compiles_and_runs_relu()
+    with pytest.raises(LoweringCrash) as info:
+        lighthouse.compile_onnx(model())
+    crash = info.value
+    assert (crash.stage, crash.signal, crash.fatal, crash.time_limit) == (
+        stage,
+        signal,
+        fatal,
+        None,
+    )
+    expected = f"{stage} crashed: torch-mlir's process died of {signal}"
+    assert str(crash) == expected + (f"\n{fatal}" if fatal else "")
+    assert isinstance(crash, onnx_ingress.IngressError)
+    compiles_and_runs_relu()
+
+
+class FloorHalf(torch.nn.Module):
+    def forward(self, p):
+        return p // 2
+
+
+def test_uint8_floor_division_crashes_torch_mlir_not_the_caller():
+    with pytest.raises(LoweringCrash) as info:
+        lighthouse.compile(FloorHalf(), (torch.arange(10, dtype=torch.uint8),))
+    assert (info.value.stage, info.value.signal) == (LINALG_STAGE, "SIGSEGV")
+    x = torch.arange(10, dtype=torch.float32)
+    np.testing.assert_array_equal(lighthouse.compile(FloorHalf(), (x,))(x), x // 2)
+
+
+def test_hang_is_stopped_at_the_time_limit(monkeypatch):
+    compiles_and_runs_relu()  # The worker started, so that the limit is the hang's alone.
+    start = time.monotonic()
+    with pytest.raises(LoweringCrash) as info:
+        lighthouse.compile_onnx(softmax_on_a_huge_axis(), lowering_time_limit=1.5)
+    assert 1.5 <= time.monotonic() - start < 30
+    crash = info.value
+    assert (crash.stage, crash.signal, crash.time_limit) == (ONNX_STAGE, None, 1.5)
+    assert str(crash).startswith(f"{ONNX_STAGE} did not finish within 1.5 s")
+    assert "LIGHTHOUSE_LOWERING_TIME_LIMIT" in str(crash)
+    compiles_and_runs_relu()
+
+    monkeypatch.setenv("LIGHTHOUSE_LOWERING_TIME_LIMIT", "1")
+    with ir.Context():
+        raw = onnx_ingress.import_model(softmax_on_a_huge_axis())
+        with pytest.raises(LoweringCrash) as info:
+            onnx_ingress.lower_to_linalg(raw)
+    assert info.value.time_limit == 1.0
+
+
+@pytest.mark.parametrize(
+    "setting, call",
+    [
+        ("soon", lambda: onnx_ingress.to_linalg(relu())),
+        ("", lambda: lighthouse.compile_onnx(relu(), lowering_time_limit=0)),
+    ],
+    ids=["variable", "option"],
+)
+def test_time_limit_that_is_not_positive_seconds(monkeypatch, setting, call):
+    monkeypatch.setenv("LIGHTHOUSE_LOWERING_TIME_LIMIT", setting)
+    with pytest.raises(ValueError, match="LIGHTHOUSE_LOWERING_TIME_LIMIT must|positive"):
+        with ir.Context():
+            call()
+
+
+def test_one_worker_serves_lowerings_until_it_dies():
+    compiles_and_runs_relu()
+    first = _lowering_worker.worker_pid()
+    compiles_and_runs_relu()
+    assert _lowering_worker.worker_pid() == first
+    with pytest.raises(LoweringCrash):
+        lighthouse.compile_onnx(cast_like_to_int4())
+    assert _lowering_worker.worker_pid() is None
+    compiles_and_runs_relu()
+    assert _lowering_worker.worker_pid() not in (None, first)
+
+
+def test_worker_killed_between_lowerings_is_replaced():
+    compiles_and_runs_relu()
+    first = _lowering_worker.worker_pid()
+    os.kill(first, 9)
+    compiles_and_runs_relu()
+    assert _lowering_worker.worker_pid() not in (None, first)
+
+
+def test_worker_loads_torch_mlir_and_neither_torch_nor_lighthouse():
+    compiles_and_runs_relu()
+    with open(f"/proc/{_lowering_worker.worker_pid()}/maps") as maps:
+        libraries = {line.split()[-1] for line in maps if ".so" in line}
+    assert any("torch_mlir/_mlir_libs" in path for path in libraries)
+    assert not [p for p in libraries if "libtorch" in p or "lighthouse/_mlir_libs" in p]
+
+
+def test_lowerings_from_threads():
+    results = []
+
+    def lower():
+        with ir.Context():
+            results.append(str(onnx_ingress.to_linalg(relu())))
+
+    threads = [threading.Thread(target=lower) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 3 and all("linalg.generic" in text for text in results)
+
+
+def run_python(script, **environment):
+    """The output of `script` in a new process that can import this file."""
+    path = os.pathsep.join([os.path.dirname(__file__), *sys.path])
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": path, **environment},
+    ).stdout
+
+
+def test_worker_ends_with_its_caller():
+    script = """
+from lighthouse import ir
+from lighthouse.ingress import _lowering_worker, onnx as onnx_ingress
+import test_lowering_process as t
+with ir.Context():
+    onnx_ingress.to_linalg(t.relu())
+print(_lowering_worker.worker_pid())
+"""
+    pid = int(run_python(script))
+    assert not os.path.exists(f"/proc/{pid}")
+
+
+def test_lowering_in_process_when_asked():
+    script = """
+import numpy as np
+import lighthouse
+from lighthouse.ingress import _lowering_worker
+import test_lowering_process as t
+compiled = lighthouse.compile_onnx(t.relu())
+print(compiled(np.array([-1, 0, 2], np.float32)).tolist() == [0, 0, 2], _lowering_worker.worker_pid())
+"""
+    output = run_python(script, LIGHTHOUSE_LOWERING_IN_PROCESS="1")
+    assert output.split() == ["True", "None"]
+
+
+def test_worker_started_ahead_serves_the_first_lowering():
+    script = """
+import lighthouse
+from lighthouse.ingress import _lowering_worker, _torch_mlir
+import test_lowering_process as t
+_torch_mlir.start_lowering_process()
+ahead = _lowering_worker.worker_pid()
+lighthouse.compile_onnx(t.relu())
+print(ahead is not None and _lowering_worker.worker_pid() == ahead)
+"""
+    assert run_python(script).split() == ["True"]
