@@ -155,6 +155,21 @@ def test_onnx_gru_over_sequence_lengths_given_at_run_time(pipeline):
     np.testing.assert_allclose(compiled(x, lengths), expected, **TOLERANCE)
 
 
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_shifts_by_the_bit_width_or_more(pipeline):
+    # torch defines them (0, or the sign for right shifts); LLVM would mask
+    # the amount.
+    class Shifts(torch.nn.Module):
+        def forward(self, x, n):
+            return torch.bitwise_left_shift(x, n), torch.bitwise_right_shift(x, n)
+
+    x = torch.tensor([16, -16, 7, -1, 5, 3], dtype=torch.int32)
+    n = torch.tensor([40, 32, -1, 31, 0, 2], dtype=torch.int32)
+    compiled = lighthouse.compile(Shifts(), (x, n), pipeline=pipeline)
+    for got, expected in zip(compiled(x, n), Shifts()(x, n)):
+        torch.testing.assert_close(got, expected)
+
+
 def test_compile_from_several_threads_at_once():
     # torch.export's tracing state is global: lighthouse traces one at a time.
     import threading

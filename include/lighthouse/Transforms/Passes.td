@@ -148,6 +148,29 @@ def DropUnitDims : Pass<"lighthouse-drop-unit-dims"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def DefineWideShifts : Pass<"lighthouse-define-wide-shifts"> {
+  let summary = "Give shifts by the bit width or more the results torch, "
+    "numpy and ONNX define";
+  let description = [{
+    `arith.shli`, `arith.shrui` and `arith.shrsi` by an amount of the bit
+    width or more, or negative, are poison; torch's and ONNX's shifts, which
+    torch-mlir lowers to them, define the result: 0 for left and logical
+    right shifts, the sign for arithmetic right shifts. Each shift whose
+    amount is not a constant in range is followed by a select of that result
+    when the amount, read as unsigned, is out of range.
+
+    ```mlir
+    // before
+    %r = arith.shli %x, %n : i32
+    // after
+    %r = arith.shli %x, %n : i32
+    %in = arith.cmpi ult, %n, %c32 : i32
+    %d = arith.select %in, %r, %c0 : i32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def FlattenBatchMatmuls
     : Pass<"lighthouse-flatten-batch-matmuls", "::mlir::ModuleOp"> {
   let summary = "Rewrite batch matmuls with a weight shared across the batch "
