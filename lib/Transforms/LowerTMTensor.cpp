@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -335,8 +336,13 @@ LogicalResult lowerSort(const TMTensorOp &tm, OpBuilder &b) {
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
         dynamic.push_back(sizes[d]);
-    carriedInit.push_back(tensor::EmptyOp::create(
-        b, loc, type.getShape(), tm.type(out).getElementType(), dynamic));
+    // A buffer of its own each: two tensor.empty of one type would be one
+    // after CSE, and bufferization lets loops write both into it (their
+    // contents are undefined), which mixed an i64 top-k's values and indices.
+    carriedInit.push_back(bufferization::AllocTensorOp::create(
+        b, loc,
+        RankedTensorType::get(type.getShape(), tm.type(out).getElementType()),
+        dynamic));
   }
   // Rows: every dimension but the sorted one.
   SmallVector<Value> rowSizes =

@@ -35,11 +35,16 @@ os.environ.setdefault("KMP_BLOCKTIME", "0")
 
 
 class _TensorSpec:
-    """A tensor argument or result of the compiled function."""
+    """A tensor argument or result of the compiled function, or a scalar one,
+    which crosses as a 0-d tensor (lighthouse-scalars-as-tensors)."""
 
-    def __init__(self, dtype: np.dtype, shape: list):
+    def __init__(self, dtype: np.dtype, shape: list, scalar: bool = False, value=None):
         self.dtype = np.dtype(dtype)
         self.shape = list(shape)  # None for a dynamic dimension
+        self.scalar = scalar
+        # The only value a scalar may take: torch.export makes a Python number
+        # of the example inputs a constant of the model.
+        self.value = value
 
     @classmethod
     def of_type(cls, tensor_type: ir.RankedTensorType) -> "_TensorSpec":
@@ -57,20 +62,37 @@ class _TensorSpec:
         )
 
     @classmethod
+    def of_scalar_type(cls, element: str) -> "_TensorSpec":
+        if element not in _ELEMENT_TYPES:
+            raise NotImplementedError(
+                f"lighthouse cannot yet pass scalars of {element} to compiled code"
+            )
+        return cls(_ELEMENT_TYPES[element], [], scalar=True)
+
+    @classmethod
     def from_json(cls, spec: dict) -> "_TensorSpec":
-        return cls(spec["dtype"], spec["shape"])
+        return cls(spec["dtype"], spec["shape"], spec.get("scalar", False), spec.get("value"))
 
     def native(self) -> tuple:
         """As `NativeFunction` takes it."""
         return (self.dtype.kind, self.dtype.itemsize, [-1 if d is None else d for d in self.shape])
 
     def to_json(self) -> dict:
-        return {"dtype": self.dtype.name, "shape": self.shape}
+        spec = {"dtype": self.dtype.name, "shape": self.shape}
+        if self.scalar:
+            spec["scalar"] = True
+        if self.value is not None:
+            spec["value"] = self.value
+        return spec
 
     def public(self) -> Tuple[np.dtype, tuple]:
         return self.dtype, tuple(self.shape)
 
     def describe(self) -> str:
+        if self.value is not None:
+            return f"{self.dtype} = {self.value!r}"
+        if self.scalar:
+            return str(self.dtype)
         dims = "x".join("?" if d is None else str(d) for d in self.shape)
         return f"{self.dtype}[{dims}]"
 
@@ -109,6 +131,8 @@ class CompiledModule:
         self._function_name = function_name
         self._arguments = list(arguments)
         self._results = list(results)
+        self._scalar_results = any(r.scalar for r in self._results)
+        self._fixed = [(i, a.value) for i, a in enumerate(self._arguments) if a.value is not None]
         self.pipeline = pipeline
         self.timings = {} if timings is None else timings
         self.ir = {} if ir is None else ir
@@ -151,6 +175,8 @@ class CompiledModule:
         )
 
     def _check_argument(self, index: int, value, spec: _TensorSpec, torch) -> np.ndarray:
+        if spec.scalar and isinstance(value, (bool, int, float, np.generic)):
+            return self._scalar_argument(index, value, spec)
         if torch is not None and isinstance(value, torch.Tensor):
             if value.device.type != "cpu":
                 raise TypeError(
@@ -187,7 +213,41 @@ class CompiledModule:
                 )
         return value if value.flags.c_contiguous else np.ascontiguousarray(value)
 
+    @staticmethod
+    def _scalar_argument(index: int, value, spec: _TensorSpec) -> np.ndarray:
+        """A Python or numpy number as the 0-d array a scalar crosses as; a
+        number of another kind (a float for an integer) is refused, not
+        rounded."""
+        kinds = {"b": (bool, np.bool_), "i": (int, np.integer), "u": (int, np.integer)}
+        accepted = kinds.get(spec.dtype.kind, (int, float, np.integer, np.floating))
+        if isinstance(value, (bool, np.bool_)) and spec.dtype.kind != "b":
+            accepted = ()
+        if not isinstance(value, accepted):
+            raise TypeError(f"argument {index}: expected a {spec.dtype} scalar, got {value!r}")
+        try:
+            converted = np.array(value, dtype=spec.dtype)
+        except OverflowError:
+            raise ValueError(f"argument {index}: {value!r} does not fit in {spec.dtype}") from None
+        if spec.dtype.kind in "iu" and converted.item() != value:
+            raise ValueError(f"argument {index}: {value!r} does not fit in {spec.dtype}")
+        return converted
+
+    def _check_fixed(self, args) -> None:
+        for index, value in self._fixed:
+            if index < len(args) and not (
+                isinstance(args[index], (bool, int, float, np.generic, np.ndarray))
+                and np.ndim(args[index]) == 0
+                and args[index] == value
+            ):
+                raise ValueError(
+                    f"argument {index}: the model was exported with {value!r} there, which "
+                    f"torch.export made a constant of the model; got {args[index]!r} "
+                    "(pass a tensor to vary it)"
+                )
+
     def __call__(self, *args):
+        if self._fixed:
+            self._check_fixed(args)
         torch = sys.modules.get("torch")
         tensors = negated = False
         if torch is not None:
@@ -217,7 +277,9 @@ class CompiledModule:
                     f"lighthouse could not pass ({kinds}) to {self.signature()} "
                     "although they passed its checks: a lighthouse bug"
                 )
-        # Results are of the kind the arguments are.
+        # Results are of the kind the arguments are; scalars are numbers.
         if tensors:
             outputs = [torch.from_numpy(o) for o in outputs]
+        if self._scalar_results:
+            outputs = [o.item() if s.scalar else o for o, s in zip(outputs, self._results)]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)

@@ -190,12 +190,16 @@ def _function_specs(function) -> tuple:
     function_type = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
 
     def spec(index, t, what):
+        if isinstance(t, (ir.IntegerType, ir.FloatType)):
+            return _TensorSpec.of_scalar_type(str(t))
+        if isinstance(t, ir.IndexType):
+            return _TensorSpec.of_scalar_type("i64")  # As it crosses.
         try:
             return _TensorSpec.of_type(ir.RankedTensorType(t))
         except ValueError:
             raise NotImplementedError(
                 f"{what} {index} of the compiled function is {t}; lighthouse passes "
-                "ranked tensors only"
+                "ranked tensors and scalars only"
             ) from None
 
     def specs(types, what):
@@ -210,9 +214,11 @@ def _finish(
     options: CompileOptions,
     pipeline_text: str,
     stages: _Stages,
+    constants: Optional[Dict[int, Any]] = None,
 ) -> CompiledModule:
     """Lowers linalg IR through the pipeline and JIT-compiles @`function_name`,
-    or loads it from the cache."""
+    or loads it from the cache. `constants` are the arguments whose value the
+    code is specialized to, by position."""
     from . import runtime_library_paths
 
     functions = {
@@ -226,6 +232,15 @@ def _finish(
             f"{', '.join('@' + n for n in functions) or 'none'}"
         )
     arguments, results = _function_specs(functions[function_name])
+    for index, value in (constants or {}).items():
+        if index < len(arguments) and arguments[index].scalar:
+            arguments[index].value = value
+    if any(spec.scalar for spec in (*arguments, *results)):
+        # The calling convention passes buffers: scalars cross as 0-d tensors.
+        try:
+            PassManager.parse("builtin.module(lighthouse-scalars-as-tensors)").run(module.operation)
+        except ir.MLIRError as error:
+            raise CompileError(f"passing scalars as 0-d tensors failed:\n{error}") from None
     if not options.runtime_checks:
         # Read by lighthouse-insert-runtime-checks; part of the cache key.
         with module.context:
@@ -317,7 +332,21 @@ def compile(
             "lower-to-linalg",
             lambda: torch_ingress.lower_to_linalg(raw, time_limit=options.lowering_time_limit),
         )
-        return _finish(linalg, "main", options, pipeline_text, stages)
+        return _finish(linalg, "main", options, pipeline_text, stages, _exported_constants(program))
+
+
+def _exported_constants(program) -> Dict[int, Any]:
+    """The inputs torch.export made constants of the model (the Python numbers
+    among the example inputs), by position: the compiled code takes them but
+    computes with the traced value."""
+    from torch.export.graph_signature import ConstantArgument, InputKind
+
+    users = [s for s in program.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
+    return {
+        index: spec.arg.value
+        for index, spec in enumerate(users)
+        if isinstance(spec.arg, ConstantArgument) and isinstance(spec.arg.value, (bool, int, float))
+    }
 
 
 def compile_onnx(model, *, options: Optional[CompileOptions] = None, **kwargs) -> CompiledModule:

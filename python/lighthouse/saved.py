@@ -203,8 +203,21 @@ def _read_manifest(manifest_path: str) -> dict:
     for kind in ("arguments", "results"):
         for index, spec in enumerate(manifest[kind]):
             where = f"{kind}[{index}]"
-            if not isinstance(spec, dict) or set(spec) != {"dtype", "shape"}:
-                raise damaged(f"{where} must have a dtype and a shape, got {json.dumps(spec)}")
+            if not isinstance(spec, dict) or set(spec) - {"scalar", "value"} != {"dtype", "shape"}:
+                raise damaged(
+                    f"{where} must have a dtype and a shape (a scalar's also scalar, and maybe "
+                    f"value), got {json.dumps(spec)}"
+                )
+            if "scalar" in spec and (spec["scalar"] is not True or spec["shape"] != []):
+                raise damaged(
+                    f"{where}: only a shape [] may be scalar (true), got {json.dumps(spec)}"
+                )
+            if "value" in spec and (
+                "scalar" not in spec or type(spec["value"]) not in (int, float)
+            ):
+                raise damaged(
+                    f"{where}: only a scalar may have a value, a number, got {json.dumps(spec)}"
+                )
             if spec["dtype"] not in _DTYPES:
                 raise damaged(
                     f"{where}: dtype {json.dumps(spec['dtype'])} is none of {', '.join(_DTYPES)}"

@@ -348,3 +348,70 @@ def test_results_of_code_calling_malloc_are_freed_safely():
     for _ in range(100):
         # That pipeline does not keep its inputs read-only: a fresh one each time.
         np.testing.assert_array_equal(compiled(np.zeros((256, 256), np.float32)), 1.0)
+
+
+SCALE = """
+func.func @main(%x: tensor<?xf32>, %s: f32, %n: index, %flag: i1) -> (tensor<?xf32>, f32, index, i1) {
+  %c0 = arith.constant 0 : index
+  %size = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%size) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %p = arith.mulf %v, %s : f32
+    linalg.yield %p : f32
+  } -> tensor<?xf32>
+  %first = tensor.extract %r[%c0] : tensor<?xf32>
+  %total = arith.addi %n, %size : index
+  %not = arith.xori %flag, %flag : i1
+  return %r, %first, %total, %not : tensor<?xf32>, f32, index, i1
+}"""
+
+
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_scalar_arguments_and_results(pipeline):
+    compiled = compile_module(SCALE, pipeline=pipeline)
+    assert (
+        compiled.signature()
+        == "main(float32[?], float32, int64, bool) -> (float32[?], float32, int64, bool)"
+    )
+    x = np.arange(1, 5, dtype=np.float32)
+    for s in (2.5, 3, np.float32(2.5), np.float64(0.5)):
+        scaled, first, total, flag = compiled(x, s, 10, True)
+        np.testing.assert_allclose(scaled, x * np.float32(s))
+        assert isinstance(first, float) and first == np.float32(s)
+        assert isinstance(total, int) and total == 14
+        assert flag is False
+    # 0-d arrays are scalars too.
+    scaled, *_ = compiled(x, np.array(2.0, np.float32), np.array(1), np.array(True))
+    np.testing.assert_allclose(scaled, 2 * x)
+
+
+@pytest.mark.parametrize(
+    "arguments, error, match",
+    [
+        ((2.5, 1.5, True), TypeError, r"argument 2: expected a int64 scalar, got 1.5"),
+        ((2.5, True, True), TypeError, r"argument 2: expected a int64 scalar, got True"),
+        (
+            (2.5, 1 << 64, True),
+            ValueError,
+            r"argument 2: 18446744073709551616 does not fit in int64",
+        ),
+        (("2.5", 1, True), TypeError, r"argument 1: expected a numpy array or a torch tensor"),
+        ((2.5, 1, 1), TypeError, r"argument 3: expected a bool scalar, got 1"),
+    ],
+)
+def test_scalar_arguments_of_another_kind_are_named(arguments, error, match):
+    compiled = compile_module(SCALE)
+    with pytest.raises(error, match=match):
+        compiled(np.ones(3, np.float32), *arguments)
+
+
+def test_scalar_signature_is_saved_and_loaded(tmp_path):
+    from lighthouse.saved import load
+
+    compile_module(SCALE).save(tmp_path / "scale")
+    loaded = load(tmp_path / "scale")
+    _, first, total, _ = loaded(np.ones(3, np.float32), 4.0, 2, False)
+    assert (first, total) == (4.0, 5)

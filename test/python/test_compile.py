@@ -170,6 +170,26 @@ def test_shifts_by_the_bit_width_or_more(pipeline):
         torch.testing.assert_close(got, expected)
 
 
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_python_number_arguments(pipeline):
+    class Scale(torch.nn.Module):
+        def forward(self, x, s):
+            return x * s
+
+    # torch.export makes a Python number of the example inputs a constant of
+    # the model: the compiled code takes that value only, and says so.
+    x = torch.randn(3, 4)
+    compiled = lighthouse.compile(Scale(), (x, 2.5), pipeline=pipeline)
+    assert compiled.signature() == "main(float32[3x4], float64 = 2.5) -> (float32[3x4])"
+    torch.testing.assert_close(compiled(x, 2.5), x * 2.5)
+    with pytest.raises(ValueError, match=r"argument 1: the model was exported with 2\.5 there"):
+        compiled(x, 7.0)
+    # A 0-d tensor is an input like any other.
+    compiled = lighthouse.compile(Scale(), (x, torch.tensor(2.5)), pipeline=pipeline)
+    for s in (2.5, -1.0, 7.0):
+        torch.testing.assert_close(compiled(x, torch.tensor(s)), x * s)
+
+
 def test_compile_from_several_threads_at_once():
     # torch.export's tracing state is global: lighthouse traces one at a time.
     import threading

@@ -341,6 +341,9 @@ def test_ops_neither_lowered_nor_functions_still_fail_clearly():
     with ir.Context(), pytest.raises(onnx_ingress.LoweringError) as info:
         onnx_ingress.import_and_lower(model)
     assert info.value.ops == ["onnx.CumProd"]
+    # The unnamed node is named after its op type and position.
+    assert '"CumProd_0": failed to legalize' in str(info.value)
+    assert not model.graph.node[0].name  # The caller's model is left as it is.
 
 
 def test_broken_onnx_file(tmp_path):

@@ -157,7 +157,10 @@ OLD_FORMAT = {
         (set_argument("dtype", "bfloat16"), 'arguments[0]: dtype "bfloat16" is none of bool, '),
         (set_argument("shape", [-1]), "arguments[0]: shape must be a list of sizes"),
         (set_argument("shape", [True]), "arguments[0]: shape must be a list of sizes"),
-        (lambda m: m["results"].append(4), "results[1] must have a dtype and a shape, got 4"),
+        (
+            lambda m: m["results"].append(4),
+            "results[1] must have a dtype and a shape (a scalar's also scalar, and maybe value), got 4",
+        ),
     ],
     ids=[
         "missing",

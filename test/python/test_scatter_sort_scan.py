@@ -57,6 +57,8 @@ CASES = {
     "argsort": (lambda x: torch.argsort(x, 0), (_DISTINCT.T.contiguous(),)),
     "topk": (lambda x: torch.topk(x, 5, 1), (_DISTINCT,)),
     "kthvalue": (lambda x: torch.kthvalue(x, 3, 1), (_DISTINCT,)),
+    # Values and positions of one type: two scratch tensors alike.
+    "topk_int64": (lambda x: torch.topk(x, 5, 1), (_DISTINCT.long(),)),
 }
 
 

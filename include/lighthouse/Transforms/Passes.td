@@ -403,7 +403,9 @@ def LowerTMTensor : Pass<"lighthouse-lower-tm-tensor"> {
     ```
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::cf::ControlFlowDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }
@@ -490,6 +492,35 @@ def LowerRuntimeChecks
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def ScalarsAsTensors
+    : Pass<"lighthouse-scalars-as-tensors", "::mlir::ModuleOp"> {
+  let summary = "Pass the scalar arguments and results of public functions "
+    "as 0-d tensors";
+  let description = [{
+    lighthouse's calling convention passes buffers only. Each integer, float
+    or index argument of a public function becomes a 0-d tensor read with
+    `tensor.extract` on entry, and each such result one made with
+    `tensor.from_elements`; index values cross as i64. `compile_module` and
+    `lighthouse.compile` run it on functions with scalars, so that a Python
+    number is an argument like any other.
+
+    ```mlir
+    // before
+    func.func @scale(%x: tensor<4xf32>, %s: f32) -> f32
+    // after
+    func.func @scale(%x: tensor<4xf32>, %t: tensor<f32>) -> tensor<f32> {
+      %s = tensor.extract %t[] : tensor<f32>
+      ...
+      %r = tensor.from_elements %v : tensor<f32>
+      return %r : tensor<f32>
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -110,6 +110,29 @@ def load(
         proto = onnx.version_converter.convert_version(proto, opset_version)
     if infer_shapes:
         proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+    return _name_nodes(proto, owned=proto is not model)
+
+
+def _name_nodes(proto: "onnx.ModelProto", owned: bool) -> "onnx.ModelProto":
+    """`proto` with every node of its graph named, an unnamed one after its op
+    type and position (`Conv_3`): the importer gives each op its node's name
+    as location, which lowering errors and failed runtime checks then name.
+    A model that is not `owned` is copied first."""
+    nodes = proto.graph.node
+    unnamed = [index for index, node in enumerate(nodes) if not node.name]
+    if not unnamed:
+        return proto
+    if not owned:
+        copy = onnx.ModelProto()
+        copy.CopyFrom(proto)
+        proto, nodes = copy, copy.graph.node
+    taken = {node.name for node in nodes}
+    for index in unnamed:
+        name = f"{nodes[index].op_type}_{index}"
+        while name in taken:
+            name += "_"
+        nodes[index].name = name
+        taken.add(name)
     return proto
 
 
