@@ -89,14 +89,15 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
 /// What both pipelines do first, on linalg: dynamic sizes and indices are
 /// checked before they are used, what torch-mlir left in its tm_tensor
 /// dialect becomes loops, shifts by the bit width or more get the results
-/// torch and ONNX define, constant weights are transposed
+/// torch and ONNX define, transposed convolutions skip the zeros they are
+/// lowered with, constant weights are transposed
 /// once, here, rather than on every call, weights shared across a batch are
 /// not copied per batch element, unused results are not computed, operands
 /// indexed through a constant lose their unit dimensions, and chains of
 /// elementwise ops are one op.
 static constexpr llvm::StringLiteral kLinalgRewrites =
     "lighthouse-insert-runtime-checks,lighthouse-lower-tm-tensor,"
-    "lighthouse-define-wide-shifts,"
+    "lighthouse-define-wide-shifts,lighthouse-convolutions-by-phase,"
     "lighthouse-fold-constant-transposes,lighthouse-flatten-batch-matmuls,"
     "lighthouse-drop-dead-results,lighthouse-drop-unit-dims,"
     "lighthouse-fuse-elementwise,canonicalize";

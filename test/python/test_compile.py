@@ -155,6 +155,35 @@ def test_onnx_gru_over_sequence_lengths_given_at_run_time(pipeline):
     np.testing.assert_allclose(compiled(x, lengths), expected, **TOLERANCE)
 
 
+TRANSPOSED_CONVOLUTIONS = {
+    "2d-4x4s2": (lambda: torch.nn.ConvTranspose2d(4, 3, 4, stride=2, padding=1), (1, 4, 8, 8)),
+    "2d-output-padding": (
+        lambda: torch.nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1),
+        (2, 4, 7, 5),
+    ),
+    "2d-16x16s8": (lambda: torch.nn.ConvTranspose2d(5, 3, 16, stride=8, padding=4), (1, 5, 6, 6)),
+    "2d-kernel-below-stride": (lambda: torch.nn.ConvTranspose2d(4, 3, 2, stride=3), (1, 4, 5, 5)),
+    "2d-strides-2x3": (
+        lambda: torch.nn.ConvTranspose2d(4, 3, 5, stride=(2, 3), padding=(2, 1)),
+        (1, 4, 6, 7),
+    ),
+    "1d-16s8": (lambda: torch.nn.ConvTranspose1d(8, 4, 16, stride=8, padding=4), (1, 8, 20)),
+    "3d-4x4x4s2": (lambda: torch.nn.ConvTranspose3d(6, 4, 4, stride=2, padding=1), (1, 6, 3, 4, 5)),
+}
+
+
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+@pytest.mark.parametrize("name", TRANSPOSED_CONVOLUTIONS)
+def test_transposed_convolutions_match_eager(name, pipeline):
+    # Computed one phase of the output at a time (lighthouse-convolutions-by-phase).
+    make, shape = TRANSPOSED_CONVOLUTIONS[name]
+    model = models.seeded(make()).eval()
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(1))
+    compiled = lighthouse.compile(model, (x,), pipeline=pipeline)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), **TOLERANCE)
+
+
 @pytest.mark.parametrize("pipeline", ["default", "fast"])
 def test_shifts_by_the_bit_width_or_more(pipeline):
     # torch defines them (0, or the sign for right shifts); LLVM would mask

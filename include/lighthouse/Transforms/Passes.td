@@ -148,6 +148,40 @@ def DropUnitDims : Pass<"lighthouse-drop-unit-dims"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def ConvolutionsByPhase : Pass<"lighthouse-convolutions-by-phase"> {
+  let summary = "Compute transposed convolutions without the zeros their "
+    "lowering spreads the input with";
+  let description = [{
+    A transposed convolution of stride s arrives as a convolution of stride
+    1 (`linalg.conv_{1,2,3}d_nc..._fc...`, static shapes) over its input
+    inserted into zeros with stride s (`tensor.insert_slice` strided along
+    the spatial dimensions): all but one in s^d multiply-adds are by zeros.
+    The outputs of one phase (positions a, a + s, ... along each dimension)
+    read only the kernel taps congruent to (offset - a) mod s, at consecutive
+    input elements; the convolution becomes one convolution of stride 1 per
+    phase over the input itself with those taps (a strided slice of the
+    filter), each inserted into the output with stride s. A phase that reads
+    no input keeps the output's initial value (the bias).
+
+    ```mlir
+    // before: ConvTranspose2d(4, 3, 4, stride=2, padding=1) on 8x8
+    %spread = tensor.insert_slice %x into %zeros[0, 0, 2, 2] [1, 4, 8, 8] [1, 1, 2, 2]
+        : tensor<1x4x8x8xf32> into tensor<1x4x19x19xf32>
+    %y = linalg.conv_2d_nchw_fchw ins(%spread, %w : tensor<1x4x19x19xf32>, tensor<3x4x4x4xf32>)
+        outs(%bias : tensor<1x3x16x16xf32>) -> tensor<1x3x16x16xf32>
+    // after: 4 phases, e.g. the first
+    %in = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 0, 0] ... -> tensor<1x4x9x9xf32>
+    %taps = tensor.extract_slice %w[0, 0, 0, 0] [3, 4, 2, 2] [1, 1, 2, 2]
+    %b0 = tensor.extract_slice %bias[0, 0, 0, 0] [1, 3, 8, 8] [1, 1, 2, 2]
+    %y0 = linalg.conv_2d_nchw_fchw ins(%in, %taps : ...) outs(%b0 : tensor<1x3x8x8xf32>)
+    %r0 = tensor.insert_slice %y0 into %bias[0, 0, 0, 0] [1, 3, 8, 8] [1, 1, 2, 2]
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def DefineWideShifts : Pass<"lighthouse-define-wide-shifts"> {
   let summary = "Give shifts by the bit width or more the results torch, "
     "numpy and ONNX define";
