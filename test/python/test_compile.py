@@ -173,6 +173,25 @@ TRANSPOSED_CONVOLUTIONS = {
 
 
 @pytest.mark.parametrize("pipeline", ["default", "fast"])
+@pytest.mark.parametrize(
+    "make, shape",
+    [
+        (lambda: torch.nn.Conv2d(3, 32, 16, stride=16), (1, 3, 66, 64)),  # rows left over
+        (lambda: torch.nn.Conv2d(4, 8, (4, 3), stride=(4, 3)), (2, 4, 12, 9)),
+        (lambda: torch.nn.Conv1d(4, 8, 5, stride=5), (1, 4, 52)),
+    ],
+    ids=["vit-patches", "rectangular", "1d"],
+)
+def test_convolutions_of_patches_match_eager(make, shape, pipeline):
+    # Windows that tile the image compute as a matmul of its patches.
+    model = models.seeded(make()).eval()
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
+    compiled = lighthouse.compile(model, (x,), pipeline=pipeline)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), **TOLERANCE)
+
+
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
 @pytest.mark.parametrize("name", TRANSPOSED_CONVOLUTIONS)
 def test_transposed_convolutions_match_eager(name, pipeline):
     # Computed one phase of the output at a time (lighthouse-convolutions-by-phase).

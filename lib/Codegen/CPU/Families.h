@@ -98,6 +98,12 @@ void buildContraction(const BuildContext &context);
 /// 2-D NCHW ones (generics), the output depths an scf.forall across the
 /// threads from 2M multiply-adds.
 void convolutionsAs2D(mlir::ModuleOp module, const SelectionContext &context);
+/// Rewrites 2-D NCHW convolutions whose windows tile the image without
+/// overlap (stride = kernel, above 2: ViT's 16x16 patches) into a matmul of
+/// the image's patches, rows of C x KH x KW, by the filter, between
+/// rearrangements of the image and of the output (O(image + output) copies
+/// for O(image x F) multiply-adds).
+void patchesAsMatmuls(mlir::ModuleOp module);
 void versionOnBatchSize(mlir::ModuleOp module, const SelectionContext &context);
 std::optional<Strategy> selectConvolution(mlir::linalg::LinalgOp op,
                                           const SelectionContext &context);

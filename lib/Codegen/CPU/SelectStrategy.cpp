@@ -41,6 +41,7 @@ public:
     // Variants rewritten into the forms the policies take.
     splitBatchMatmuls(module, *context);
     convolutionsAs2D(module, *context);
+    patchesAsMatmuls(module);
     collapseReducedLoops(module);
     padToRegisterTiles(module, *context);
     versionOnBatchSize(module, *context);
