@@ -45,7 +45,9 @@ public:
     for (Operation *shift : shifts) {
       Value value = shift->getOperand(0), amount = shift->getOperand(1);
       Type type = value.getType();
-      unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+      // Index is 64 bits on the targets lighthouse compiles for.
+      Type element = getElementTypeOrSelf(type);
+      unsigned width = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
       if (knownNarrow(amount, width))
         continue;
       OpBuilder b(shift->getContext());

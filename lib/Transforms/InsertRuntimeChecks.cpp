@@ -267,6 +267,110 @@ SmallVector<tensor::ExtractOp> checkGathers(linalg::GenericOp op) {
   return unchecked;
 }
 
+/// Pads are sizes: a negative dynamic one would shrink the result below the
+/// source it is copied into. A static pad of -2^63 is MLIR's marker of a
+/// dynamic one, which its verifier lets through: the op then has fewer pad
+/// operands than pads that read one, and any pattern asking for its pads
+/// reads past them.
+LogicalResult checkPad(tensor::PadOp pad) {
+  auto dynamicCount = [](ArrayRef<int64_t> pads) {
+    return llvm::count_if(pads, ShapedType::isDynamic);
+  };
+  if (dynamicCount(pad.getStaticLow()) !=
+          static_cast<int64_t>(pad.getLow().size()) ||
+      dynamicCount(pad.getStaticHigh()) !=
+          static_cast<int64_t>(pad.getHigh().size()))
+    return pad.emitError() << "a static pad of " << ShapedType::kDynamic
+                           << ", MLIR's marker of a dynamic pad";
+  OpBuilder b(pad);
+  Location loc = pad.getLoc();
+  SmallVector<Value> nonNegative;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  for (Value amount : llvm::concat<Value>(pad.getLow(), pad.getHigh()))
+    nonNegative.push_back(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, amount, zero));
+  assertAll(b, loc, nonNegative, describe(pad, "negative padding"));
+  return success();
+}
+
+/// A reshape to a shape given at run time: sizes that are not negative and
+/// hold the source's elements.
+void checkReshape(tensor::ReshapeOp reshape) {
+  auto shapeType = cast<RankedTensorType>(reshape.getShape().getType());
+  if (shapeType.isDynamicDim(0))
+    return; // The result's rank is then unknown: not a ranked reshape.
+  OpBuilder b(reshape);
+  Location loc = reshape.getLoc();
+  Type indexType = b.getIndexType();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value elements = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> valid;
+  for (int64_t d = 0; d < shapeType.getDimSize(0); ++d) {
+    Value size = tensor::ExtractOp::create(
+        b, loc, reshape.getShape(),
+        ValueRange{arith::ConstantIndexOp::create(b, loc, d)});
+    if (!size.getType().isIndex())
+      size = arith::IndexCastOp::create(b, loc, indexType, size);
+    valid.push_back(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size, zero));
+    elements = arith::MulIOp::create(b, loc, elements, size);
+  }
+  Value source = arith::ConstantIndexOp::create(b, loc, 1);
+  auto sourceType = cast<RankedTensorType>(reshape.getSource().getType());
+  for (int64_t d = 0; d < sourceType.getRank(); ++d)
+    source = arith::MulIOp::create(
+        b, loc, source, tensor::DimOp::create(b, loc, reshape.getSource(), d));
+  valid.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        elements, source));
+  assertAll(b, loc, valid,
+            describe(reshape, "the shape does not hold the source's elements"));
+}
+
+/// A new tensor's size in bytes must fit in 63 bits: the allocation's size
+/// computation would wrap to a small buffer that the code then overruns.
+/// Static sizes are checked here, dynamic ones at run time.
+LogicalResult checkAllocationSize(tensor::EmptyOp empty) {
+  RankedTensorType type = empty.getType();
+  Type element = type.getElementType();
+  if (!element.isIntOrIndexOrFloat())
+    return success();
+  int64_t bytes = element.isIndex()
+                      ? 8
+                      : llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  const uint64_t limit = uint64_t(1) << 62;
+  uint64_t staticBytes = bytes;
+  for (int64_t size : type.getShape()) {
+    if (ShapedType::isDynamic(size))
+      continue;
+    if (size != 0 && staticBytes > limit / size)
+      return empty.emitError()
+             << "a tensor of " << type << " holds more bytes than memory can";
+    staticBytes *= size;
+  }
+  if (type.hasStaticShape())
+    return success();
+  OpBuilder b(empty);
+  Location loc = empty.getLoc();
+  // total <= limit, one dynamic size at a time: size <= limit / total.
+  Value total = arith::ConstantIndexOp::create(b, loc, staticBytes);
+  Value fits = arith::ConstantIntOp::create(b, loc, 1, 1);
+  Value bound = arith::ConstantIndexOp::create(b, loc, limit);
+  for (Value size : empty.getDynamicSizes()) {
+    Value room = arith::DivUIOp::create(
+        b, loc, bound,
+        arith::MaxUIOp::create(b, loc, total,
+                               arith::ConstantIndexOp::create(b, loc, 1)));
+    fits = arith::AndIOp::create(
+        b, loc, fits,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, size, room));
+    total = arith::MulIOp::create(b, loc, total, size);
+  }
+  assertAll(b, loc, fits,
+            describe(empty, "a tensor of these sizes holds more bytes than "
+                            "memory can"));
+  return success();
+}
+
 class InsertRuntimeChecksPass
     : public impl::InsertRuntimeChecksBase<InsertRuntimeChecksPass> {
 public:
@@ -277,14 +381,14 @@ public:
         enabled && !enabled.getValue())
       return;
     // Collected first: checks are ops of the same kinds.
-    SmallVector<Operation *> verifiable;
-    SmallVector<tensor::ConcatOp> concats;
+    SmallVector<Operation *> verifiable, others;
     SmallVector<linalg::GenericOp> generics;
     module.walk([&](Operation *op) {
       if (op->getParentOfType<linalg::LinalgOp>())
         return; // In a body: the gathers' checks below.
-      if (auto concat = dyn_cast<tensor::ConcatOp>(op))
-        concats.push_back(concat);
+      if (isa<tensor::ConcatOp, tensor::PadOp, tensor::ReshapeOp,
+              tensor::EmptyOp, tensor::DimOp>(op))
+        others.push_back(op);
       if (auto generic = dyn_cast<linalg::GenericOp>(op))
         generics.push_back(generic);
       if (isa<RuntimeVerifiableOpInterface>(op))
@@ -295,8 +399,31 @@ public:
       cast<RuntimeVerifiableOpInterface>(op).generateRuntimeVerification(
           b, op->getLoc(), describe);
     }
-    for (tensor::ConcatOp concat : concats)
-      checkConcat(concat);
+    for (Operation *op : others) {
+      if (auto concat = dyn_cast<tensor::ConcatOp>(op))
+        checkConcat(concat);
+      else if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+        if (failed(checkPad(pad)))
+          return signalPassFailure();
+      } else if (auto reshape = dyn_cast<tensor::ReshapeOp>(op))
+        checkReshape(reshape);
+      else if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+        if (failed(checkAllocationSize(empty)))
+          return signalPassFailure();
+      } else if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+        // Past its check, which fails: a size of a dimension the tensor does
+        // not have is never used, and left in place it would be read at that
+        // dimension by later folds (memref.dim of an allocation).
+        std::optional<int64_t> index = dim.getConstantIndex();
+        auto type = dyn_cast<RankedTensorType>(dim.getSource().getType());
+        if (index && type && (*index < 0 || *index >= type.getRank())) {
+          OpBuilder b(dim);
+          dim.replaceAllUsesWith(
+              arith::ConstantIndexOp::create(b, dim.getLoc(), 0).getResult());
+          dim.erase();
+        }
+      }
+    }
     for (linalg::GenericOp generic : generics)
       for (tensor::ExtractOp extract : checkGathers(generic)) {
         // Checked where it is, which only a sequential loop makes a

@@ -43,3 +43,16 @@ func.func @constant_in_range(%x: i64) -> i64 {
   %r = arith.shrui %x, %c3 : i64
   return %r : i64
 }
+
+// -----
+
+// Index values shift as the 64 bits they are on lighthouse's targets.
+// CHECK-LABEL: func.func @index
+// CHECK:       arith.shrsi %{{.*}}, %{{.*}} : index
+// CHECK:       %[[WIDTH:.*]] = arith.constant 64 : index
+// CHECK:       arith.cmpi ult, %{{.*}}, %[[WIDTH]] : index
+// CHECK:       arith.constant 63 : index
+func.func @index(%x: index, %n: index) -> index {
+  %r = arith.shrsi %x, %n : index
+  return %r : index
+}

@@ -99,3 +99,45 @@ module attributes {lighthouse.runtime_checks = false} {
     return %r : tensor<?x7xf32>
   }
 }
+
+// -----
+
+// Pads given at run time are not negative; a reshape's sizes are not
+// negative and hold the source's elements; a new tensor's dynamic sizes
+// keep its bytes countable.
+// CHECK-LABEL: func.func @sizes_given_at_run_time
+// CHECK-SAME:    (%[[X:.*]]: tensor<?xf32>, %[[H:.*]]: index, %[[SHAPE:.*]]: tensor<2xi64>, %[[N:.*]]: index)
+// CHECK:       %[[PAD_OK:.*]] = arith.cmpi sge, %[[H]], %c0
+// CHECK:       cf.assert %[[PAD_OK]], "tensor.pad at {{.*}}: negative padding"
+// CHECK:       tensor.pad
+// CHECK:       %[[ROWS:.*]] = tensor.extract %[[SHAPE]][%c0]
+// CHECK:       %[[COLS:.*]] = tensor.extract %[[SHAPE]][%c1]
+// CHECK:       cf.assert %{{.*}}, "tensor.reshape at {{.*}}: the shape does not hold the source's elements"
+// CHECK:       tensor.reshape
+// CHECK:       %[[ROOM:.*]] = arith.cmpi ule, %[[N]], %{{.*}}
+// CHECK:       cf.assert %[[ROOM]], "tensor.empty at {{.*}}: a tensor of these sizes holds more bytes than memory can"
+// CHECK:       tensor.empty(%[[N]])
+func.func @sizes_given_at_run_time(%x: tensor<?xf32>, %h: index, %shape: tensor<2xi64>, %n: index)
+    -> (tensor<?xf32>, tensor<?x?xf32>, tensor<?x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[1] high[%h] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<?xf32> to tensor<?xf32>
+  %r = tensor.reshape %x(%shape) : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %e = tensor.empty(%n) : tensor<?x1024xf32>
+  return %p, %r, %e : tensor<?xf32>, tensor<?x?xf32>, tensor<?x1024xf32>
+}
+
+// -----
+
+// The size of a dimension a tensor does not have: its check always fails,
+// and the size, never used past it, is not left for later folds to read.
+// CHECK-LABEL: func.func @dim_out_of_range
+// CHECK:       cf.assert %false, "tensor.dim at {{.*}}: index is out of bounds"
+// CHECK-NEXT:  return %c0 : index
+func.func @dim_out_of_range(%a: tensor<?x4xf32>) -> index {
+  %c = arith.constant -1 : index
+  %n = tensor.dim %a, %c : tensor<?x4xf32>
+  return %n : index
+}

@@ -85,8 +85,8 @@ func.func @index_add(%u: tensor<3x1x4xf32>, %i: tensor<3x1xi64>, %orig: tensor<6
 // CHECK-LABEL: func.func @argsort
 // CHECK-SAME:    (%[[V:.*]]: tensor<4x?xf32>, %[[P:.*]]: tensor<4x?xi64>)
 // CHECK:       %[[N:.*]] = tensor.dim %[[V]], %{{.*}}
-// CHECK-DAG:   tensor.empty(%[[N]]) : tensor<4x?xf32>
-// CHECK-DAG:   tensor.empty(%[[N]]) : tensor<4x?xi64>
+// CHECK-DAG:   bufferization.alloc_tensor(%[[N]]) : tensor<4x?xf32>
+// CHECK-DAG:   bufferization.alloc_tensor(%[[N]]) : tensor<4x?xi64>
 // CHECK:       scf.for
 // CHECK:         scf.while
 // CHECK:           arith.cmpi slt, %{{.*}}, %[[N]]

@@ -13,7 +13,7 @@ gives the lowering the constant it needs.
 import math
 from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
-from ._torch_mlir import require
+from ._torch_mlir import IngressError, require
 
 onnx = require("onnx", "onnx")
 np = require("numpy", "onnx")  # onnx's dependency
@@ -81,7 +81,13 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
     if not count:
         return proto
     expanded.opset_import.append(onnx.helper.make_opsetid(_EXPANDED_DOMAIN, 1))
-    expanded = inliner.inline_local_functions(expanded, convert_version=True)
+    try:
+        expanded = inliner.inline_local_functions(expanded, convert_version=True)
+    except RuntimeError as error:  # onnx's C++ checks, as RuntimeError
+        raise IngressError(
+            f"ONNX's inliner could not expand {', '.join(sorted(ops))} into the "
+            f"functions ONNX defines them by: {error}"
+        ) from None
     kept = [o for o in expanded.opset_import if o.domain != _EXPANDED_DOMAIN]
     del expanded.opset_import[:]
     expanded.opset_import.extend(kept)
