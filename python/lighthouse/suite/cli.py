@@ -17,6 +17,7 @@ process that is replaced when it dies), compile time and call latency.
   lh-suite report node.jsonl --html node.html
   lh-suite compare before.jsonl after.jsonl
   lh-suite expect node.jsonl --into test/conformance
+  lh-suite fuzz --mlir 20000 --onnx 3000 --seed 1 -o fuzz.jsonl
 
 Corpora and compilers are plugins (entry point groups `lighthouse.corpora`
 and `lighthouse.compilers`): a package adds its own without touching
@@ -341,6 +342,10 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
     if corpus_options:
         _add_corpus_options(list_parser)
     list_parser.set_defaults(handler=command_list)
+
+    from .fuzz import add_parser as add_fuzz_parser
+
+    add_fuzz_parser(commands)
     return top
 
 
