@@ -234,7 +234,9 @@ LogicalResult lowerScatter(const TMTensorOp &tm, OpBuilder &b) {
   auto map =
       dyn_cast_or_null<DenseI64ArrayAttr>(tm.op->getAttr("dimension_map"));
   int64_t rank = originalType.getRank();
-  if (!map || indicesType.getRank() != 2 ||
+  if (!map)
+    return tm.error() << "expected a dimension_map";
+  if (indicesType.getRank() != 2 ||
       !isa<IntegerType>(indicesType.getElementType()) ||
       indicesType.getDimSize(1) != map.size() || updatesType.getRank() < 1)
     return tm.error() << "expected indices of shape ?x" << map.size()

@@ -64,3 +64,14 @@ func.func @unranked(%v: tensor<*xf32>) -> tensor<*xf32> {
   }) : (tensor<*xf32>) -> tensor<*xf32>
   return %r : tensor<*xf32>
 }
+
+// -----
+
+func.func @no_dimension_map(%u: tensor<3xf32>, %i: tensor<3x1xi64>, %orig: tensor<6xf32>) -> tensor<6xf32> {
+  // expected-error @+1 {{expected a dimension_map}}
+  %r = "tm_tensor.scatter"(%u, %i, %orig) <{operandSegmentSizes = array<i32: 2, 1>, unique_indices = false}> ({
+  ^bb0(%new: f32, %old: f32):
+    "tm_tensor.yield"(%new) : (f32) -> ()
+  }) : (tensor<3xf32>, tensor<3x1xi64>, tensor<6xf32>) -> tensor<6xf32>
+  return %r : tensor<6xf32>
+}
