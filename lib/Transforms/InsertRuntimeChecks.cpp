@@ -293,8 +293,9 @@ LogicalResult checkPad(tensor::PadOp pad) {
   return success();
 }
 
-/// A reshape to a shape given at run time: sizes that are not negative and
-/// hold the source's elements.
+/// A reshape to a shape given at run time: sizes that are not negative,
+/// whose product does not wrap (2^32 x 2^32 would be 0, as an empty
+/// source's), and that hold the source's elements.
 void checkReshape(tensor::ReshapeOp reshape) {
   auto shapeType = cast<RankedTensorType>(reshape.getShape().getType());
   if (shapeType.isDynamicDim(0))
@@ -303,7 +304,9 @@ void checkReshape(tensor::ReshapeOp reshape) {
   Location loc = reshape.getLoc();
   Type indexType = b.getIndexType();
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value elements = arith::ConstantIndexOp::create(b, loc, 1);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value bound = arith::ConstantIndexOp::create(b, loc, int64_t(1) << 62);
+  Value elements = one;
   SmallVector<Value> valid;
   for (int64_t d = 0; d < shapeType.getDimSize(0); ++d) {
     Value size = tensor::ExtractOp::create(
@@ -313,6 +316,10 @@ void checkReshape(tensor::ReshapeOp reshape) {
       size = arith::IndexCastOp::create(b, loc, indexType, size);
     valid.push_back(
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size, zero));
+    Value room = arith::DivUIOp::create(
+        b, loc, bound, arith::MaxUIOp::create(b, loc, elements, one));
+    valid.push_back(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, size, room));
     elements = arith::MulIOp::create(b, loc, elements, size);
   }
   Value source = arith::ConstantIndexOp::create(b, loc, 1);
