@@ -53,6 +53,8 @@ import traceback
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ._fuzz_seeds import MLIR_SEEDS, ONNX_SEEDS
+from .progress import Progress
+from .runner import end_process_group
 
 __all__ = [
     "KNOWN_LIGHTHOUSE",
@@ -1267,20 +1269,7 @@ class _Worker:
                     return message["outcome"]
 
     def stop(self, kill: bool) -> Optional[int]:
-        if kill:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        try:
-            self.process.stdin.close()
-        except OSError:
-            pass
-        try:
-            status = self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            status = self.process.wait()
+        status = end_process_group(self.process, kill)
         os.close(self.events)
         return status
 
@@ -1533,30 +1522,6 @@ def add_parser(commands) -> None:
     parser.set_defaults(handler=command)
 
 
-def _progress(total: int, stream=sys.stderr, interval: float = 30.0) -> Callable[[dict], None]:
-    counts = collections.Counter()
-    started = time.monotonic()
-    state = {"last": started, "done": 0}
-
-    def advance(record: dict) -> None:
-        state["done"] += 1
-        counts[record["status"]] += 1
-        now = time.monotonic()
-        if now - state["last"] < interval and state["done"] != total:
-            return
-        state["last"] = now
-        elapsed = now - started
-        rate = state["done"] / elapsed if elapsed else 0
-        left = (total - state["done"]) / rate if rate else 0
-        listed = " ".join(f"{s} {n}" for s, n in sorted(counts.items()))
-        stream.write(
-            f"[{state['done']}/{total}] {elapsed:.0f}s, {rate:.1f}/s, ~{left:.0f}s left | {listed}\n"
-        )
-        stream.flush()
-
-    return advance
-
-
 def command(args) -> int:
     if args.replay:
         for item in args.replay:
@@ -1576,14 +1541,14 @@ def command(args) -> int:
         file=sys.stderr,
     )
     output = open(args.output, "w") if args.output else None
-    progress = _progress(total)
+    progress = Progress(total)
     started = time.monotonic()
 
     def on_record(record: dict) -> None:
         if output:
             output.write(json.dumps(record) + "\n")
             output.flush()
-        progress(record)
+        progress.advance([record])
 
     try:
         records = run(

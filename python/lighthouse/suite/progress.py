@@ -28,6 +28,8 @@ class Progress:
         self.done += 1
         for record in records:
             self.statuses[record["status"]] += 1
+            if "compiler" not in record:
+                continue  # A run of one compiler (lh-suite fuzz).
             # Out of the cases the compiler takes.
             self.counted[record["compiler"]] += record["status"] not in ("invalid", "unsupported")
             self.passes[record["compiler"]] += record["status"] == "pass"
@@ -43,10 +45,8 @@ class Progress:
         compilers = " ".join(
             f"{c} {self.passes[c]}/{self.counted[c]}" for c in sorted(self.counted)
         )
-        return (
-            f"[{self.done}/{self.total}] {elapsed:.0f}s, ~{left:.0f}s left | "
-            f"{statuses} | passed: {compilers}"
-        )
+        line = f"[{self.done}/{self.total}] {elapsed:.0f}s, ~{left:.0f}s left | {statuses}"
+        return f"{line} | passed: {compilers}" if compilers else line
 
     def draw(self, force: bool) -> None:
         now = time.monotonic()

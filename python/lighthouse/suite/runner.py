@@ -24,6 +24,26 @@ __all__ = ["RunOptions", "Task", "run", "select_cases"]
 STDERR_TAIL_CHARS = 3000
 
 
+def end_process_group(process: subprocess.Popen, kill: bool) -> int:
+    """Ends a worker that leads a process group of its own: kills the group,
+    or closes the worker's input for it to end by itself, within 30 s before
+    the group is killed. Returns the exit status."""
+    if kill:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    try:
+        process.stdin.close()
+    except OSError:
+        pass
+    try:
+        return process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        return process.wait()
+
+
 class RunOptions:
     """How cases run: `threads` for every compiler, `timeout` seconds for a
     compiler to compile and check a case, `jobs` workers at once, and timing
@@ -193,21 +213,7 @@ class _Worker:
         """Ends the worker (and whatever it started); returns its exit status."""
         self.selector.unregister(self.events)
         os.close(self.events)
-        if kill:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        else:
-            try:
-                self.process.stdin.close()
-            except OSError:
-                pass
-        try:
-            status = self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            status = self.process.wait()
+        status = end_process_group(self.process, kill)
         self.tail = self.output_tail()
         self.log.close()
         return status
