@@ -1,12 +1,28 @@
 """The repository's example packages, installed as a user installs them: by
 pip, into a folder of their own, against the installed lighthouse."""
 
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import lighthouse
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def clang_environment() -> dict:
+    """The environment with CC and CXX set to the clang of lighthouse's MLIR
+    release, which dialects built against lighthouse must use; skips the test
+    without it."""
+    major = lighthouse.MLIR_VERSION.split(".")[0]
+    cc, cxx = shutil.which(f"clang-{major}"), shutil.which(f"clang++-{major}")
+    if not cc or not cxx:
+        pytest.skip(f"clang-{major} is not installed (build_tools/setup.sh installs it)")
+    return {**os.environ, "CC": cc, "CXX": cxx}
 
 
 def install_example(name: str, folder: Path, *, copy: bool = True, env=None) -> Path:

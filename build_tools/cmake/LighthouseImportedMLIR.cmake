@@ -3,7 +3,7 @@
 # once, and the C API objects it exports come from the installed archives.
 
 # Returns the file an imported target was built into, whatever its config.
-function(_lighthouse_imported_location out_var target)
+function(lighthouse_imported_location out_var target)
   get_target_property(_location ${target} IMPORTED_LOCATION)
   if(NOT _location)
     get_target_property(_configs ${target} IMPORTED_CONFIGURATIONS)
@@ -47,7 +47,7 @@ function(lighthouse_import_capi_objects)
     if(NOT _lib MATCHES "^MLIRCAPI" OR NOT TARGET ${_lib} OR TARGET obj.${_lib})
       continue()
     endif()
-    _lighthouse_imported_location(_archive ${_lib})
+    lighthouse_imported_location(_archive ${_lib})
     set(_dir "${_objects_root}/${_lib}")
     set(_stamp "${_dir}/.extracted-from")
     file(TIMESTAMP "${_archive}" _archive_time)

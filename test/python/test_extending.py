@@ -11,21 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-from example_packages import install_example
+from example_packages import clang_environment, install_example
 
 import lighthouse
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "downstream-dialect"
 LIBS = Path(lighthouse.__file__).parent / "_mlir_libs"
-
-
-def clang_environment():
-    major = lighthouse.MLIR_VERSION.split(".")[0]
-    cc, cxx = shutil.which(f"clang-{major}"), shutil.which(f"clang++-{major}")
-    if not cc or not cxx:
-        pytest.skip(f"clang-{major} is not installed (build_tools/setup.sh installs it)")
-    return {**os.environ, "CC": cc, "CXX": cxx}
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +86,11 @@ with Context() as ctx, Location.unknown():
     except Exception as error:
         print("op error:", "factor must not be zero" in str(error))
 
+# Importing the package was enough for any new context to know the dialect.
+with Context():
+    Module.parse("func.func @g(%x: f32) -> f32 { %0 = lumen.scale %x by 2.0 : f32 \\n return %0 : f32 }")
+    print("parsed in a new context")
+
 # One MLIR in the process: only lighthouse's library holds MLIR's core.
 loaded = sorted({line.split()[-1] for line in open("/proc/self/maps") if ".so" in line})
 holders = [p for p in loaded if "mlir::MLIRContext::MLIRContext(" in subprocess.run(
@@ -118,6 +115,7 @@ def test_user_story(installed_example):
     assert "expanded" in out
     assert "type error: " in out and "a beam has at least one lane, got 0" in out
     assert "op error: True" in out
+    assert "parsed in a new context" in out
     assert "MLIR in: ['libLighthouseCAPI.so']" in out
     assert "LLVM copies: 1" in out
 
@@ -216,6 +214,7 @@ def test_another_compiler_is_refused(tmp_path):
             f"-DCMAKE_CXX_COMPILER={gxx}",
             f"-DCMAKE_C_COMPILER={shutil.which('gcc')}",
             f"-DPython_EXECUTABLE={sys.executable}",
+            f"-DLighthouse_DIR={Path(lighthouse.__file__).parent / 'cmake'}",
         ],
         capture_output=True,
         text=True,
@@ -229,3 +228,103 @@ def test_another_compiler_is_refused(tmp_path):
     assert "was built with Clang 22" in message
     assert "this project compiles with GNU" in message
     assert "breaks TypeIDs across the library boundary" in message
+
+
+def test_the_build_backend_refuses_another_compiler_first(tmp_path):
+    """Through pip, a compiler of another family is refused before CMake runs,
+    in one line at the top of the backend's output."""
+    if shutil.which("g++") is None or shutil.which("gcc") is None:
+        pytest.skip("no gcc/g++ to try")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(tmp_path / "site"),
+            str(EXAMPLE),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CC": "gcc", "CXX": "g++"},
+    )
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    major = lighthouse.MLIR_VERSION.split(".")[0]
+    lines = [line.strip(" │╰─>") for line in output.splitlines()]
+    first = next(line for line in lines if line.startswith("error: CC="))
+    assert first.startswith("error: CC=gcc is GNU ")
+    assert f"lighthouse was built with Clang {lighthouse.MLIR_VERSION}" in first
+    assert f"must be built with Clang {major}" in first
+    assert "CMake" not in output  # stopped before configuring
+
+
+def _run(command, **kwargs):
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    assert result.returncode == 0, f"{command}\n{result.stdout[-3000:]}{result.stderr[-5000:]}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def wheels_only_venv(tmp_path_factory):
+    """A fresh virtual environment holding lighthouse's and its SDK's wheels
+    and nothing else."""
+    wheels = os.environ.get("LIGHTHOUSE_WHEELS")
+    if not wheels:
+        pytest.skip("needs lighthouse's repaired wheels: build_tools/test_wheel.sh runs this")
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("hiding Debian's MLIR packages needs root and unshare")
+    venv = tmp_path_factory.mktemp("wheels-only") / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)])
+    _run(
+        [venv / "bin" / "python", "-m", "pip", "install", "-q", "--find-links", wheels]
+        + [f"lighthouse[sdk]=={lighthouse.LIGHTHOUSE_VERSION}"]
+    )
+    return venv, wheels
+
+
+HIDDEN_CHECK = """
+test ! -e /usr/lib/llvm-{major}/include/mlir/IR/Builders.h
+test ! -e /usr/lib/llvm-{major}/lib/cmake/mlir/MLIRConfig.cmake
+! /usr/lib/llvm-{major}/bin/mlir-tblgen --version 2>/dev/null
+"""
+
+
+def test_an_example_builds_from_the_wheels_alone(wheels_only_venv):
+    """The issue's user story on a machine with no MLIR development packages:
+    `pip install ./examples/downstream-dialect`, with build isolation and no
+    compiler variables, in an environment holding only lighthouse's wheels."""
+    venv, wheels = wheels_only_venv
+    environment = {k: v for k, v in os.environ.items() if k not in ("CC", "CXX", "PYTHONPATH")}
+    major = lighthouse.MLIR_VERSION.split(".")[0]
+    script = HIDDEN_CHECK.format(major=major) + (
+        f'"{venv}/bin/python" -m pip install -q --find-links "{wheels}" "{EXAMPLE}"\n'
+    )
+    start = time.perf_counter()
+    _run([REPO / "build_tools" / "without_mlir_dev.sh", "bash", "-ec", script], env=environment)
+    print(f"\nfrom the wheels alone: pip install took {time.perf_counter() - start:.1f} s")
+    result = _run(
+        [REPO / "build_tools" / "without_mlir_dev.sh", venv / "bin" / "python", "-c", USER_STORY],
+        env=environment,
+    )
+    assert "built: 3" in result.stdout and "expanded" in result.stdout
+    assert "MLIR in: ['libLighthouseCAPI.so']" in result.stdout
+    assert "LLVM copies: 1" in result.stdout
+
+
+def test_sdk_and_examples_pin_this_lighthouse():
+    """lighthouse, its SDK wheel and the examples built against them share one
+    version: a dialect holds the C++ ABI of the lighthouse it was built with."""
+    version = lighthouse.LIGHTHOUSE_VERSION
+    assert f'sdk = ["lighthouse-sdk=={version}"]' in (REPO / "pyproject.toml").read_text()
+    examples = [
+        p for p in (REPO / "examples").glob("*/pyproject.toml") if "dialect" in p.parent.name
+    ]
+    assert examples
+    for pyproject in examples:
+        text = pyproject.read_text()
+        assert f'"lighthouse[sdk]=={version}"' in text, pyproject
+        assert f'"lighthouse=={version}"' in text, pyproject
