@@ -45,6 +45,21 @@ using namespace cpu;
 /// its sequence finds it (it may have been rewritten by an earlier one).
 constexpr llvm::StringLiteral kRootAttrName = "lighthouse.strategy_root";
 
+} // namespace
+
+Value cpu::matchRoot(ImplicitLocOpBuilder &b, Value scope, Operation *root) {
+  return transform::MatchOp::create(
+      b, transform::AnyOpType::get(b.getContext()), scope,
+      b.getStrArrayAttr({root->getName().getStringRef()}),
+      /*interface=*/nullptr,
+      b.getDictionaryAttr(
+          b.getNamedAttr(kRootAttrName, root->getAttr(kRootAttrName))),
+      /*filter_result_type=*/nullptr,
+      /*filter_operand_types=*/nullptr);
+}
+
+namespace {
+
 struct Root {
   Operation *op;
   Strategy strategy;
@@ -156,23 +171,13 @@ OwningOpRef<ModuleOp> buildScript(Location loc, ArrayRef<Root> roots) {
       TypeRange(),
       [&](OpBuilder &builder, Location loc, BlockArgument module) {
         ImplicitLocOpBuilder body(loc, builder);
-        for (auto indexed : llvm::enumerate(roots)) {
-          const Root &root = indexed.value();
-          int64_t index = indexed.index();
+        for (const Root &root : roots) {
           transform::SequenceOp::create(
               body, TypeRange(), transform::FailurePropagationMode::Suppress,
               module,
               [&](OpBuilder &builder, Location loc, BlockArgument scope) {
                 ImplicitLocOpBuilder b(loc, builder);
-                Value op = transform::MatchOp::create(
-                    b, anyOp, scope,
-                    b.getStrArrayAttr({root.op->getName().getStringRef()}),
-                    /*interface=*/nullptr,
-                    b.getDictionaryAttr(b.getNamedAttr(
-                        kRootAttrName, b.getI64IntegerAttr(index))),
-                    /*filter_result_type=*/nullptr,
-                    /*filter_operand_types=*/nullptr);
-                buildStrategy(b, op, root);
+                buildStrategy(b, matchRoot(b, scope, root.op), root);
                 transform::YieldOp::create(b);
               });
         }
@@ -227,6 +232,8 @@ public:
                          "built does not verify");
         return signalPassFailure();
       }
+      if (printScript)
+        script->print(llvm::errs());
       applied = transform::applyTransforms(
           module,
           script->lookupSymbol<transform::NamedSequenceOp>(

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Tensor/TransformOps/TensorTransformOps.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/IR/TransformTypes.h"
+#include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
 
 using namespace mlir;
 
@@ -224,6 +225,60 @@ static Value fuseProducers(ImplicitLocOpBuilder &b,
   return loop;
 }
 
+/// Rows of a dynamic count: the loop over register tiles of rows is peeled
+/// into whole tiles and a last partial one, left to loops, and the whole
+/// tiles are vectorized. When the count is a multiple of the tile's rows (a
+/// batch of 16-row sequences with 8-row tiles), there is nothing to peel and
+/// peeling fails: then every tile is whole, and is vectorized in place.
+/// transform.alternatives tries the first on a copy of the function and
+/// falls back to the second; so it comes last, as no handle into the
+/// function survives it. Either way the tile's rows may still read as a
+/// dynamic min(rows - i, 8) (MLIR proves neither that it is 8 in the peeled
+/// loop when the rows were computed, b * 15 say, nor from the bounds of an
+/// unpeeled loop), so the tile is vectorized under masks, all true at run
+/// time, and the masks are moved into the transfers' operands: the later
+/// lowering of reads that broadcast (A's elements) fails under a mask.
+static void vectorizeDynamicRows(const BuildContext &context,
+                                 tx::Handle function) {
+  ImplicitLocOpBuilder &b = context.builder;
+  const Strategy &strategy = context.strategy;
+  MLIRContext *mlirContext = b.getContext();
+  Type anyOp = transform::AnyOpType::get(mlirContext);
+  auto vectorizeMasked = [&](tx::Handle function, tx::Handle tile) {
+    tx::vectorize(b, tile, strategy.registers);
+    tx::applyPatterns(b, function, [](ImplicitLocOpBuilder &p) {
+      transform::ApplyLowerMaskedTransfersPatternsOp::create(p);
+    });
+  };
+  auto alternatives =
+      transform::AlternativesOp::create(b, TypeRange(), function, 2);
+  auto buildAlternative = [&](unsigned index, auto body) {
+    Region &region = alternatives->getRegion(index);
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = b.createBlock(&region, {}, {anyOp}, {b.getLoc()});
+    body(block->getArgument(0),
+         matchRoot(b, block->getArgument(0), context.op));
+    transform::YieldOp::create(b);
+  };
+  buildAlternative(0, [&](tx::Handle function, tx::Handle tile) {
+    // Register tiles loop over rows, then columns and K where tiled: rows
+    // are the outermost of those loops around the tile.
+    int64_t rowsLoop = llvm::count_if(strategy.registers,
+                                      [](int64_t size) { return size != 0; });
+    tx::Handle rows =
+        transform::GetParentOp::create(
+            b, transform::OperationType::get(mlirContext, "scf.for"), tile,
+            /*isolated_from_above=*/nullptr, /*allow_empty_results=*/nullptr,
+            b.getStringAttr("scf.for"), /*deduplicate=*/nullptr,
+            b.getI64IntegerAttr(rowsLoop))
+            .getParent();
+    auto peeled = transform::LoopPeelOp::create(b, anyOp, anyOp, rows);
+    vectorizeMasked(function, tx::match(b, peeled.getPeeledLoop(),
+                                        context.op->getName().getStringRef()));
+  });
+  buildAlternative(1, vectorizeMasked);
+}
+
 /// The root, the last consumer or else the matmul, is tiled for threads,
 /// then into blocks of C, columns outer and rows inner; the ops it depends
 /// on are fused into those loops, producer after producer. In a block, the
@@ -294,28 +349,18 @@ void buildContraction(const BuildContext &context) {
     tx::vectorize(b, panels, {strategy.registers[kK], strategy.registers[kN]});
     registerTile = padded.getPadded();
   }
-  if (!strategy.peelRows) {
-    tx::vectorize(b, registerTile);
-  } else {
-    // Rows of a dynamic count: the loop over register tiles of rows is
-    // peeled into whole tiles, vectorized, and a last partial one, left to
-    // loops.
-    Type anyOp = transform::AnyOpType::get(b.getContext());
-    tx::Handle rows = transform::CastOp::create(
-        b, transform::OperationType::get(b.getContext(), "scf.for"),
-        registers.loops[0]);
-    auto peeled = transform::LoopPeelOp::create(b, anyOp, anyOp, rows);
-    tx::Handle whole = tx::match(b, peeled.getPeeledLoop(),
-                                 context.op->getName().getStringRef());
-    tx::vectorize(b, whole, strategy.registers);
-  }
-  if (strategy.vector.empty())
-    return;
   // The consumers in a block, each in rows of vectors.
-  SmallVector<tx::Handle> inBlock = {blocks.op};
-  inBlock.append(producers.begin(), producers.begin() + strategy.consumers - 1);
-  for (tx::Handle consumer : inBlock)
-    tx::vectorize(b, tx::tileWithLoops(b, consumer, strategy.vector).op);
+  if (!strategy.vector.empty()) {
+    SmallVector<tx::Handle> inBlock = {blocks.op};
+    inBlock.append(producers.begin(),
+                   producers.begin() + strategy.consumers - 1);
+    for (tx::Handle consumer : inBlock)
+      tx::vectorize(b, tx::tileWithLoops(b, consumer, strategy.vector).op);
+  }
+  if (!strategy.peelRows)
+    tx::vectorize(b, registerTile);
+  else
+    vectorizeDynamicRows(context, function);
 }
 
 } // namespace lighthouse::cpu

@@ -32,6 +32,14 @@ struct SelectionContext {
   bool fuseConsumers = true;
 };
 
+/// Matches, in `scope`, the op with a strategy that `root` is while the
+/// script runs (or the op that tiling left of it): by its name and its
+/// position among the roots, which lighthouse-cpu-apply-strategy records on
+/// it. A builder matches its root again where handles into the function do
+/// not survive (transform.alternatives clones the function).
+mlir::Value matchRoot(mlir::ImplicitLocOpBuilder &b, mlir::Value scope,
+                      mlir::Operation *root);
+
 /// What every builder gets: the handle of the op its strategy is on (the
 /// root of the transforms), the op itself (read for what the strategy leaves
 /// to the IR: the op's name, its element types), and the strategy.

@@ -141,6 +141,11 @@ def CPUApplyStrategy : Pass<"lighthouse-cpu-apply-strategy",
     }
     ```
   }];
+  let options = [
+    Option<"printScript", "print-script", "bool", /*default=*/"false",
+           "Print the transform script built for the strategies to stderr "
+           "before applying it (to debug a strategy's builder)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect",
     "::mlir::transform::TransformDialect", "::mlir::scf::SCFDialect",
