@@ -23,7 +23,7 @@ import os
 import time
 from typing import Any, Dict, Mapping, Optional, Union
 
-from . import ir, saved
+from . import _explain, ir, saved
 from ._mlir_libs._lighthouse import create_execution_engine, release_buffers
 from .compiled import CompiledModule, _TensorSpec
 from .passmanager import PassManager
@@ -258,8 +258,16 @@ def _finish(
             return stages.timed(
                 "cache-load", lambda: load(cached, timings=stages.timings, ir=stages.ir)
             )
-    stages.timed("pipeline", lambda: _run_pipeline(module, options.pipeline, pipeline_text))
+    try:
+        stages.timed("pipeline", lambda: _run_pipeline(module, options.pipeline, pipeline_text))
+    except MemoryError as error:
+        raise _explain.out_of_memory(f"the pipeline {options.pipeline!r}", error, module) from None
     stages.record("llvm", module)
+    # Translation to LLVM IR reports why it fails as MLIR diagnostics on the
+    # context, which would otherwise go to stderr and leave the error bare.
+    diagnostics = []
+    handler = module.context.attach_diagnostic_handler(_explain.diagnostic_collector(diagnostics))
+    stage = "jit"
     try:
         engine = stages.timed(
             "jit",
@@ -271,11 +279,19 @@ def _finish(
                 runtime_library_paths(),
             ),
         )
+        stage = "jit-lookup"
         address = stages.timed(
             "jit-lookup", lambda: engine.lookup(f"_mlir__mlir_ciface_{function_name}")
         )
     except RuntimeError as error:
-        raise CompileError(f"the JIT could not produce @{function_name}: {error}") from None
+        raise CompileError(
+            f"the JIT could not produce @{function_name}: "
+            f"{_explain.jit_reason(str(error), diagnostics, stage, function_name)}"
+        ) from None
+    except MemoryError as error:
+        raise _explain.out_of_memory("the JIT (translation to LLVM IR)", error, module) from None
+    finally:
+        handler.detach()
     compiled = CompiledModule(
         address,
         engine,
@@ -381,7 +397,8 @@ def compile_onnx(model, *, options: Optional[CompileOptions] = None, **kwargs) -
 def compile_module(
     module, function: str = "main", *, options: Optional[CompileOptions] = None, **overrides
 ) -> CompiledModule:
-    """Compiles linalg-on-tensors IR (a module, or its text) to a native CPU callable.
+    """Compiles linalg-on-tensors IR (a module, or its text: a str or UTF-8 bytes)
+    to a native CPU callable.
 
     The module is consumed: the pipeline rewrites it in place. `options` and
     `overrides` are as for `compile`.
@@ -389,8 +406,10 @@ def compile_module(
     options = _resolve_options(options, overrides)
     pipeline_text = _resolve_pipeline(options.pipeline)
     stages = _Stages(options.dump_ir)
-    if isinstance(module, str):
+    if isinstance(module, (str, bytes, bytearray)):
         with ir.Context():
-            module = ir.Module.parse(module)
+            module = _explain.parse_text(module)
+    elif not isinstance(module, ir.Module):
+        raise TypeError(f"expected an ir.Module or its text, got {type(module).__name__}")
     with module.context:
         return _finish(module, function, options, pipeline_text, stages)

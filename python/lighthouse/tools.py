@@ -66,10 +66,16 @@ def _compile_and_inputs(args):
             unroll_loops=args.unroll_loops,
         )
         return compiled, inputs, model
-    with open(args.model) as f:
+    from . import ir
+    from ._explain import parse_text
+
+    with open(args.model, "rb") as f:
         source = f.read()
+    with ir.Context():
+        # Parsed here, so that errors in the text name the file.
+        module = parse_text(source, args.model)
     compiled = compile_module(
-        source,
+        module,
         args.function,
         pipeline=args.pipeline,
         dump_ir=args.dump_ir,
@@ -139,6 +145,7 @@ def run(argv=None):
         ValueError,
         TypeError,
         NotImplementedError,
+        MemoryError,
     ) as error:
         print(f"lh-run: {type(error).__name__}: {error}", file=sys.stderr)
         return 1

@@ -556,6 +556,23 @@ def test_jit_errors_name_the_cause(threads):
         compile_module(MISSING_FUNCTION, jit_threads=threads)
 
 
+def test_jit_translation_failure_carries_mlir_diagnostics():
+    # A cast that no pass removes reaches the JIT, whose translation to LLVM
+    # IR refuses it with an MLIR diagnostic, not an LLVM error.
+    source = """func.func @main(%a: i64) -> i32 {
+  %b = builtin.unrealized_conversion_cast %a : i64 to i32
+  return %b : i32
+}"""
+    with pytest.raises(CompileError) as info:
+        compile_module(source)
+    message = str(info.value)
+    assert "the JIT could not produce @main: " in message
+    assert "does not translate to LLVM IR:" in message
+    assert (
+        ":2:8: LLVM Translation failed for operation: builtin.unrealized_conversion_cast" in message
+    )
+
+
 TWO_FUNCTIONS = """
 llvm.func @twice(%x: f64) -> f64 {
   %r = llvm.fadd %x, %x : f64

@@ -1,8 +1,12 @@
 """Bad input raises Python exceptions carrying MLIR's diagnostics."""
 
+import subprocess
+import sys
+
 import pytest
 
 from lighthouse import ir
+from lighthouse.compiler import compile_module
 from lighthouse.passmanager import PassManager
 
 
@@ -102,3 +106,55 @@ def test_failing_pass_raises_with_diagnostics():
     assert "Failure while executing pass pipeline" in message
     assert ":7:21: only ops implementing TilingInterface are supported" in message
     assert ":3:5: target op" in message
+
+
+def test_diagnostic_quoting_bytes_that_are_not_utf8_keeps_its_text():
+    # `\FF` in a string literal makes the byte 0xFF, not UTF-8, which the
+    # parser's diagnostic quotes: MLIR's bindings cannot make it a str.
+    source = 'func.func @main() {\n  "arith.\\FF"() : () -> ()\n  return\n}'
+    with pytest.raises(ir.MLIRError) as info:
+        compile_module(source)
+    message = str(info.value)
+    assert ":2:3: unregistered operation 'arith.\ufffd' found in dialect ('arith')" in message
+    assert "not UTF-8; shown as U+FFFD" in message
+
+
+def test_ir_bytes_that_are_not_utf8_are_located():
+    source = b'func.func @main() {\n  "arith.\xff"() : () -> ()\n  return\n}'
+    with pytest.raises(
+        ValueError, match="the IR text is not UTF-8: byte 0xff at line 2, column 10"
+    ):
+        compile_module(source)
+    # UTF-8 bytes are IR text as a str is.
+    compiled = compile_module(b"func.func @main(%a: i32) -> i32 { return %a : i32 }")
+    assert compiled(5) == 5
+
+
+HUGE_CONSTANT = """
+func.func @main() -> tensor<2147483648xi1> {
+  %c = arith.constant dense<true> : tensor<2147483648xi1>
+  return %c : tensor<2147483648xi1>
+}"""
+
+
+def test_memory_error_names_what_was_too_large():
+    # The JIT's LLVM IR for a constant of 2^31 i1 takes 16 GB: in a process
+    # with 4 GB of address space its first allocation fails at once.
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+        "from lighthouse.compiler import compile_module\n"
+        "try:\n"
+        "    compile_module(sys.stdin.read())\n"
+        "except MemoryError as error:\n"
+        "    print(f'MemoryError: {error}')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], input=HUGE_CONSTANT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "MemoryError: the JIT (translation to LLVM IR) ran out of memory" in result.stdout
+    assert (
+        "!llvm.array<2147483648 x i1> (2,147,483,648 elements) of 'llvm.mlir.global' "
+        'at loc("-":3:8)' in result.stdout
+    )

@@ -389,6 +389,193 @@ def test_onnx_op_that_cannot_be_lowered():
     assert info.value.ops == ["onnx.Frobnicate"]
 
 
+@pytest.mark.parametrize(
+    "field, where",
+    [
+        ("op_type", "model.graph.node[0].op_type"),
+        ("input", "model.graph.node[0].input[0]"),
+        ("name", "model.graph.node[0].name"),
+        ("attribute", "model.graph.node[0].attribute[0].name"),
+    ],
+)
+def test_onnx_strings_that_are_not_utf8_are_named(tmp_path, field, where):
+    import lighthouse
+    from onnx import TensorProto, helper
+
+    # A string field set to a marker, which the serialized model then holds
+    # as bytes that are not UTF-8 (protobuf's Python does not check them).
+    marker = "MARKER"
+    node = {"op_type": "Relu", "inputs": ["x"], "outputs": ["y"], "name": "relu"}
+    attributes = {marker: 1} if field == "attribute" else {}
+    if field in ("op_type", "name"):
+        node[field] = marker
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])]
+    if field == "input":
+        node["inputs"] = [marker]
+        inputs = [helper.make_tensor_value_info(marker, TensorProto.FLOAT, [2])]
+    graph = helper.make_graph(
+        [helper.make_node(**node, **attributes)],
+        "g",
+        inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    data = data.SerializeToString().replace(marker.encode(), b"\xff" + marker[1:].encode())
+    path = tmp_path / "model.onnx"
+    path.write_bytes(data)
+    for model, source in ((path, str(path)), (onnx.ModelProto.FromString(data), "the model")):
+        with pytest.raises(ValueError) as info:
+            lighthouse.compile_onnx(model)
+        assert type(info.value) is ValueError  # Not onnx's UnicodeDecodeError.
+        assert str(info.value) == (
+            f"{source} is not a valid ONNX model: {where} is not UTF-8: b'\\xffARKER'"
+        )
+
+
+def onnx_model(nodes, inputs, outputs, initializers=(), opsets=(("", 17),)):
+    """A model of `nodes` (onnx.helper's), its values given as {name: (type, shape)}."""
+    from onnx import helper
+
+    def values(named):
+        return [helper.make_tensor_value_info(name, *spec) for name, spec in named.items()]
+
+    graph = helper.make_graph(
+        nodes, "g", values(inputs), values(outputs), initializer=list(initializers)
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid(domain, v) for domain, v in opsets]
+    )
+
+
+def lowering_error_cases():
+    from onnx import TensorProto, helper, numpy_helper
+
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    return [
+        pytest.param(
+            # ReduceMax over axes [0, 0] computes float[3]: the return, which
+            # the importer leaves without location, mismatches the declared type.
+            onnx_model(
+                [
+                    helper.make_node("Unsqueeze", ["x", "axes"], ["u"]),
+                    helper.make_node("Expand", ["u", "shape"], ["e"]),
+                    helper.make_node("ReduceMax", ["e"], ["y"], axes=[0, 0], keepdims=0),
+                ],
+                {"x": (f32, [3])},
+                {"y": (f32, [2, 3])},
+                [
+                    numpy_helper.from_array(np.array([0, 1], np.int64), "axes"),
+                    numpy_helper.from_array(np.array([4, 2, 3], np.int64), "shape"),
+                ],
+            ),
+            "at graph output 'y' declared float[2,3], computed by ONNX node 'ReduceMax_2' "
+            "(ReduceMax):",
+            ["ReduceMax_2"],
+            id="graph-output",
+        ),
+        pytest.param(
+            # Relu computes float[N,5], its output is declared float[5].
+            onnx_model(
+                [helper.make_node("Relu", ["x"], ["y"], name="act")],
+                {"x": (f32, ["N", 5])},
+                {"y": (f32, [5])},
+            ),
+            "at ONNX node 'act' (Relu), which computes graph output 'y' declared float[5]:",
+            ["act"],
+            id="node-computing-an-output",
+        ),
+        pytest.param(
+            # Axes given at run time: torch-mlir cannot lower the reduction,
+            # and names a constant its folds left without location.
+            onnx_model(
+                [helper.make_node("ReduceMax", ["x", "axes"], ["y"], keepdims=0)],
+                {"x": (f32, [3, 2, 2]), "axes": (i64, [1])},
+                {"y": (f32, [3, 2])},
+                opsets=[("", 18)],
+            ),
+            "at ONNX node 'ReduceMax_0' (ReduceMax), which computes",
+            ["ReduceMax_0"],
+            id="op-without-location",
+        ),
+        pytest.param(
+            # lighthouse expands AffineGrid into ONNX's function of it, whose
+            # If torch-mlir does not lower.
+            onnx_model(
+                [helper.make_node("AffineGrid", ["theta", "size"], ["grid"], name="grid")],
+                {"theta": (f32, [2, 2, 3]), "size": (i64, [4])},
+                {"grid": (f32, [2, 5, 6, 2])},
+                opsets=[("", 20)],
+            ),
+            "(If), of the function ONNX defines node 'grid' (AffineGrid) by",
+            None,
+            id="expanded-function",
+        ),
+        pytest.param(
+            onnx_model(
+                [helper.make_node("Binarizer", ["x"], ["y"], domain="ai.onnx.ml")],
+                {"x": (f32, [4])},
+                {"y": (f32, [4])},
+                opsets=[("ai.onnx.ml", 1)],
+            ),
+            "at ONNX node 'Binarizer_0' (ai.onnx.ml.Binarizer), of a model that imports no "
+            "opset of ONNX's default domain (only ai.onnx.ml 1)",
+            ["Binarizer_0"],
+            id="no-default-opset",
+        ),
+        pytest.param(
+            onnx_model(
+                [helper.make_node("StringConcat", ["x", "x"], ["y"])],
+                {"x": (TensorProto.STRING, [2])},
+                {"y": (TensorProto.STRING, [2])},
+                opsets=[("", 20)],
+            ),
+            "at graph input 'x' of type string[2], used by ONNX node 'StringConcat_0' "
+            "(StringConcat)",
+            ["StringConcat_0"],
+            id="signature",
+        ),
+    ]
+
+
+@pytest.mark.parametrize("model, place, nodes", lowering_error_cases())
+def test_onnx_lowering_errors_name_the_node(model, place, nodes):
+    with ir.Context(), pytest.raises(onnx_ingress.LoweringError) as info:
+        onnx_ingress.import_and_lower(model)
+    assert place in str(info.value).split("\n")[0]
+    if nodes is None:  # A node of the expansion, named after the node expanded.
+        assert len(info.value.nodes) == 1 and info.value.nodes[0].startswith("grid/If_")
+    else:
+        assert info.value.nodes == nodes
+
+
+def test_nodes_of_subgraphs_are_named_after_the_node_holding_them():
+    from onnx import TensorProto, helper
+
+    def branch(op):
+        return helper.make_graph(
+            [helper.make_node(op, ["x"], ["r"])],
+            op,
+            [],
+            [helper.make_tensor_value_info("r", TensorProto.FLOAT, [2])],
+        )
+
+    model = onnx_model(
+        [
+            helper.make_node(
+                "If", ["c"], ["y"], then_branch=branch("Relu"), else_branch=branch("Neg")
+            )
+        ],
+        {"c": (TensorProto.BOOL, []), "x": (TensorProto.FLOAT, [2])},
+        {"y": (TensorProto.FLOAT, [2])},
+    )
+    loaded = onnx_ingress.load(model)
+    named = [
+        (node.name, [n.name for a in node.attribute for n in a.g.node])
+        for node in loaded.graph.node
+    ]
+    assert named == [("If_0", ["If_0/else_branch/Neg_0", "If_0/then_branch/Relu_0"])]
+
+
 # ===------------------------------------------------------------------------===#
 # Without the extras
 # ===------------------------------------------------------------------------===#

@@ -43,3 +43,20 @@ def test_lh_run_help():
         [console_script("lh-run"), "--help"], capture_output=True, text=True, check=True
     )
     assert "Compile a model to native code with lighthouse and run it." in result.stdout
+
+
+def test_ir_files_that_are_not_utf8(tmp_path, capsys):
+    from lighthouse.tools import run
+
+    # A raw byte 0xff in an op name: not UTF-8, where MLIR's diagnostics,
+    # which quote it, would not become a Python str.
+    source = tmp_path / "bad.mlir"
+    source.write_bytes(b'func.func @main() {\n  "arith.\xff"() : () -> ()\n  return\n}\n')
+    assert run([str(source)]) == 1
+    assert f"lh-run: ValueError: {source} is not UTF-8: byte 0xff at line 2, column 10" in (
+        capsys.readouterr().err
+    )
+    # lh-opt (C++) reports the parser's error, the byte as it is, and does not crash.
+    result = subprocess.run([console_script("lh-opt"), str(source)], capture_output=True)
+    assert result.returncode == 1
+    assert b"bad.mlir:2:3: error: unregistered operation 'arith.\xff'" in result.stderr

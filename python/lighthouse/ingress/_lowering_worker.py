@@ -75,10 +75,82 @@ def lower(text: str, pipelines: List[str], announce: Callable[[int], None] = lam
             try:
                 tm_passmanager.PassManager.parse(pipeline).run(module.operation)
             except tm_ir.MLIRError as error:
-                return {"status": "failed", "stage": stage, "diagnostics": str(error)}
+                diagnostics = str(error)
+                answer = {"status": "failed", "stage": stage, "diagnostics": diagnostics}
+                if "error: unknown: " in diagnostics:
+                    answer["placed"] = placed_by_users(module, diagnostics)
+                return answer
         announce(len(pipelines) + 1)
         lowered = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
     return {"status": "lowered", "text": lowered}
+
+
+#: A value's name in printed IR (`%12`, `%arg0`, `%5#1`).
+_VALUE_NAME = re.compile(r"%[\w$.-]+(?:#\d+)?")
+#: The name of an op a diagnostic at an unknown location shows.
+_SHOWN_UNLOCATED = re.compile(r'note: unknown: see current operation: [^\n]*?"([\w.]+)"\(')
+#: The name of a name location (`loc("Conv_3")`) as printed.
+_NAME_LOCATION = re.compile(r'^loc\("((?:[^"\\]|\\.)*)"')
+
+
+def op_key(text: str) -> str:
+    """An op's generic form with its values' names left out: the same for the
+    op printed in a diagnostic and printed alone."""
+    return _VALUE_NAME.sub("%", text).strip()
+
+
+def placed_by_users(module, diagnostics: str) -> dict:
+    """For each op without a location (the constants torch-mlir's folds make
+    lose theirs) and without regions that `diagnostics` show, by `op_key`,
+    the names of the locations of the ops that use its results, through
+    users without a location too: an error at such an op is placed at the
+    ONNX nodes it serves."""
+    shown = set(_SHOWN_UNLOCATED.findall(diagnostics))
+    placed = {}
+
+    def names(op, seen: dict) -> list:
+        found = []
+        for result in op.results:
+            for use in result.uses:
+                user = use.owner.operation
+                if id(user) in seen:
+                    continue
+                seen[id(user)] = user  # Kept, so that its id is not reused.
+                name = _NAME_LOCATION.match(str(user.location))
+                if name:
+                    found.append(name.group(1))
+                else:
+                    found.extend(names(user, seen))
+        return found
+
+    def visit(op) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    child = child.operation
+                    if (
+                        child.name in shown
+                        and str(child.location) == "loc(unknown)"
+                        and not len(child.regions)
+                    ):
+                        # Printed as a diagnostic prints it (elided large
+                        # constants), so that the two keys are one.
+                        key = op_key(
+                            child.get_asm(
+                                print_generic_op_form=True,
+                                large_elements_limit=16,
+                                use_local_scope=True,
+                            )
+                        )
+                        known = placed.setdefault(key, [])
+                        known.extend(n for n in names(child, {}) if n not in known)
+                    visit(child)
+
+    try:
+        visit(module.operation)
+    except Exception:  # noqa: BLE001 - placing is a best effort on another MLIR's API
+        pass
+    return placed
 
 
 def _write_message(stream, message: dict) -> None:

@@ -73,6 +73,10 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
             function = _function_of(node, opset, types)
             if function is None:
                 continue
+            # Named after the node they expand, so that errors in them name it.
+            for index, inner in enumerate(function.node):
+                if not inner.name:
+                    inner.name = f"{node.name}/{inner.op_type}_{index}"
             function.name = f"{node.op_type}_{count}"
             function.domain = _EXPANDED_DOMAIN
             expanded.functions.append(function)

@@ -37,11 +37,46 @@ class IngressError(RuntimeError):
 class LoweringError(IngressError):
     """A torch-mlir pass pipeline failed; the message carries its diagnostics."""
 
-    def __init__(self, message: str, diagnostics: str, ops: list):
+    def __init__(
+        self,
+        message: str,
+        diagnostics: str,
+        ops: list,
+        stage: Optional[str] = None,
+        placed: Optional[dict] = None,
+        nodes: list = (),
+    ):
         super().__init__(message)
         self.diagnostics = diagnostics
         #: The operations the diagnostics name as not lowered, e.g. ["torch.aten.foo"].
         self.ops = ops
+        #: The pipeline that failed, e.g. "torch-mlir's lowering ... to linalg on tensors".
+        self.stage = stage
+        #: For ops the diagnostics name that have no location, by their
+        #: generic form without value names: the locations of their users.
+        self.placed = placed or {}
+        #: The model's nodes the error is at (ONNX node names), when known.
+        self.nodes = list(nodes)
+
+    def at(self, places: list, nodes: list) -> "LoweringError":
+        """This error, its message saying where in the model it is (`places`,
+        e.g. "ONNX node 'Conv_3' (Conv)"), at the model's `nodes`."""
+        if not places or self.stage is None:
+            return self
+        return LoweringError(
+            _lowering_message(self.stage, self.diagnostics, self.ops, places),
+            self.diagnostics,
+            self.ops,
+            self.stage,
+            self.placed,
+            nodes,
+        )
+
+
+def _lowering_message(stage: str, diagnostics: str, ops: list, places: list = ()) -> str:
+    at = f" at {'; '.join(places)}" if places else ""
+    named = f" (cannot lower: {', '.join(ops)})" if ops else ""
+    return f"{stage} failed{at}{named}:\n{diagnostics}"
 
 
 class LoweringCrash(IngressError):
@@ -318,8 +353,13 @@ def run_pipelines(module: ir.Module, stages: list, time_limit: Optional[float] =
         description = stages[answer["stage"]][0]
         diagnostics = answer["diagnostics"]
         ops = _illegal_ops(diagnostics)
-        named = f" (cannot lower: {', '.join(ops)})" if ops else ""
-        raise LoweringError(f"{description} failed{named}:\n{diagnostics}", diagnostics, ops)
+        raise LoweringError(
+            _lowering_message(description, diagnostics, ops),
+            diagnostics,
+            ops,
+            description,
+            answer.get("placed"),
+        )
     text = answer["text"]
     try:
         return ir.Module.parse(text, context=module.context)

@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Optional, Set, Tuple, Union
 
 from .. import ir
 from ._onnx_fold import expand_functions, fold_constants
+from ._onnx_places import ModelPlaces, all_nodes, locate_the_unlocated, subgraphs
 from ._torch_mlir import (
     ExchangeError,
     IngressError,
@@ -102,37 +103,74 @@ def load(
 
     if not proto.graph.node and not proto.graph.output:
         raise ValueError(f"{source} is not a valid ONNX model: it has no graph")
+    not_utf8 = _string_not_utf8(proto)
+    if not_utf8:
+        raise ValueError(f"{source} is not a valid ONNX model: {not_utf8}")
     try:
         onnx.checker.check_model(proto)
+        if opset_version is not None:
+            proto = onnx.version_converter.convert_version(proto, opset_version)
+        if infer_shapes:
+            proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
     except onnx.checker.ValidationError as error:
         raise ValueError(f"{source} fails ONNX's checker: {error}") from None
-    if opset_version is not None:
-        proto = onnx.version_converter.convert_version(proto, opset_version)
-    if infer_shapes:
-        proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+    except UnicodeDecodeError as error:
+        # onnx's C++ quotes a string of the model that is not UTF-8 in its
+        # message, which pybind11 then cannot decode.
+        raise ValueError(
+            f"{source} is not a valid ONNX model: ONNX's checks failed on a string of it "
+            f"that is not UTF-8 ({error})"
+        ) from None
     return _name_nodes(proto, owned=proto is not model)
 
 
+def _string_not_utf8(message, path: str = "model") -> Optional[str]:
+    """Says which string field of the protobuf `message` holds bytes that are
+    not UTF-8 (protobuf's Python gives them as bytes instead of str), if one
+    does: the importer and onnx's checker fail on them without naming it."""
+    for field, value in message.ListFields():
+        if field.type not in (field.TYPE_MESSAGE, field.TYPE_STRING):
+            continue  # Numbers and bytes (tensors' data) hold no text.
+        repeated = getattr(field, "is_repeated", None)
+        if repeated is None:  # protobuf before 5.28
+            repeated = field.label == field.LABEL_REPEATED
+        values = enumerate(value) if repeated else [(None, value)]
+        for index, item in values:
+            where = f"{path}.{field.name}" + (f"[{index}]" if repeated else "")
+            if field.type == field.TYPE_MESSAGE:
+                found = _string_not_utf8(item, where)
+                if found:
+                    return found
+            elif field.type == field.TYPE_STRING and isinstance(item, bytes):
+                return f"{where} is not UTF-8: {item!r}"
+    return None
+
+
 def _name_nodes(proto: "onnx.ModelProto", owned: bool) -> "onnx.ModelProto":
-    """`proto` with every node of its graph named, an unnamed one after its op
-    type and position (`Conv_3`): the importer gives each op its node's name
-    as location, which lowering errors and failed runtime checks then name.
-    A model that is not `owned` is copied first."""
-    nodes = proto.graph.node
-    unnamed = [index for index, node in enumerate(nodes) if not node.name]
-    if not unnamed:
+    """`proto` with every node named, an unnamed one after its op type and
+    position (`Conv_3`), in a subgraph after the node that holds it too
+    (`If_2/then_branch/Add_0`): the importer gives each op its node's name as
+    location, which lowering errors and failed runtime checks then name. A
+    model that is not `owned` is copied first."""
+    if all(node.name for node in all_nodes(proto.graph)):
         return proto
     if not owned:
         copy = onnx.ModelProto()
         copy.CopyFrom(proto)
-        proto, nodes = copy, copy.graph.node
-    taken = {node.name for node in nodes}
-    for index in unnamed:
-        name = f"{nodes[index].op_type}_{index}"
-        while name in taken:
-            name += "_"
-        nodes[index].name = name
-        taken.add(name)
+        proto = copy
+    taken = {node.name for node in all_nodes(proto.graph)}
+
+    def name(graph, prefix: str) -> None:
+        for index, node in enumerate(graph.node):
+            if not node.name:
+                node.name = f"{prefix}{node.op_type}_{index}"
+                while node.name in taken:
+                    node.name += "_"
+                taken.add(node.name)
+            for attribute, subgraph in subgraphs(node):
+                name(subgraph, f"{node.name}/{attribute}/")
+
+    name(proto.graph, "")
     return proto
 
 
@@ -152,7 +190,8 @@ def import_model(
     other ops ONNX defines them by, where it does. Values computed from
     constants alone are imported as constants (`fold_constants`).
     """
-    return _import(fold_constants(expand_functions(load(model, **load_options), expand)), context)
+    expanded = fold_constants(expand_functions(load(model, **load_options), expand))
+    return _import(_name_nodes(expanded, owned=False), context)
 
 
 def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Module:
@@ -161,6 +200,7 @@ def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Modul
     module = model_info.create_module(context=context)
     importer = onnx_importer.NodeImporter.define_function(model_info.main_graph, module.operation)
     importer.import_all()
+    locate_the_unlocated(module, proto)
     module.operation.verify()
     return module
 
@@ -216,6 +256,7 @@ def import_and_lower(
     """
     run_stage = run_stage or (lambda name, function: function())
     proto = run_stage("import", lambda: fold_constants(load(model, **load_options)))
+    earlier = []  # The models before expansion: where expanded nodes come from.
     expanded: Set[str] = set()
     while True:
         raw = run_stage("import", lambda: _import(proto, context))
@@ -226,16 +267,27 @@ def import_and_lower(
         except LoweringError as error:
             more = _defined_as_functions(error.ops, proto) - expanded
             if not more:
+                try:
+                    error = ModelPlaces(proto, raw, earlier).place(error)
+                except Exception:  # noqa: BLE001 - the error stands without its places
+                    pass
                 if expanded:
                     raise LoweringError(
                         f"{error} (after expanding the ONNX functions of "
                         f"{', '.join(sorted(expanded))})",
                         error.diagnostics,
                         error.ops,
+                        error.stage,
+                        error.placed,
+                        error.nodes,
                     ) from None
-                raise
+                raise error from None
             expanded |= more
-            proto = run_stage("import", lambda: fold_constants(expand_functions(proto, more)))
+            earlier.append(proto)
+            proto = run_stage(
+                "import",
+                lambda: _name_nodes(fold_constants(expand_functions(proto, more)), owned=False),
+            )
 
 
 def lower_to_linalg(module: ir.Module, *, time_limit: Optional[float] = None) -> ir.Module:
