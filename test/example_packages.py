@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,56 @@ def install_example(name: str, folder: Path, *, copy: bool = True, env=None) -> 
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     return site
+
+
+def _run(command, **kwargs) -> str:
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    assert result.returncode == 0, f"{command}\n{result.stdout[-3000:]}{result.stderr[-5000:]}"
+    return result.stdout
+
+
+class WheelsOnlyVenv:
+    """A fresh virtual environment holding lighthouse's and its SDK's wheels
+    (from `wheels`) and nothing else, where examples are installed by pip as
+    a user does (build isolation, no compiler variables) and run, with
+    Debian's MLIR/LLVM development packages hidden
+    (build_tools/without_mlir_dev.sh)."""
+
+    def __init__(self, folder: Path, wheels: str):
+        self.venv, self.wheels = folder / "venv", wheels
+        _run([sys.executable, "-m", "venv", str(self.venv)])
+        version = lighthouse.LIGHTHOUSE_VERSION
+        _run(
+            [self.venv / "bin" / "python", "-m", "pip", "install", "-q", "--find-links", wheels]
+            + [f"lighthouse[sdk]=={version}"]
+        )
+        major = lighthouse.MLIR_VERSION.split(".")[0]
+        # What hiding must have done, checked before each command.
+        self.hidden = (
+            f"test ! -e /usr/lib/llvm-{major}/include/mlir/IR/Builders.h\n"
+            f"test ! -e /usr/lib/llvm-{major}/lib/cmake/mlir/MLIRConfig.cmake\n"
+            f"! /usr/lib/llvm-{major}/bin/mlir-tblgen --version 2>/dev/null\n"
+        )
+        self.environment = {
+            k: v for k, v in os.environ.items() if k not in ("CC", "CXX", "PYTHONPATH")
+        }
+
+    def _hidden(self, command: str) -> str:
+        script = EXAMPLES.parent / "build_tools" / "without_mlir_dev.sh"
+        return _run([script, "bash", "-ec", self.hidden + command], env=self.environment)
+
+    def install_and_run(self, example: str, story: str) -> str:
+        """Installs `examples/<example>` and returns what the Python script
+        `story` prints."""
+        python = self.venv / "bin" / "python"
+        start = time.perf_counter()
+        self._hidden(
+            f'"{python}" -m pip install -q --find-links "{self.wheels}" "{EXAMPLES / example}"'
+        )
+        print(
+            f"\nexamples/{example} from the wheels alone: pip install took "
+            f"{time.perf_counter() - start:.1f} s"
+        )
+        script = self.venv.parent / f"{example}.py"
+        script.write_text(story)
+        return self._hidden(f'"{python}" "{script}"')

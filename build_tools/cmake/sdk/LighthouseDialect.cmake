@@ -8,6 +8,7 @@
 #     [TD_INCLUDE_DIRS <dir>...]  where those includes are found, besides MLIR's
 #                              include folder and the folder of each .td
 #     SOURCES <file.cpp>...    its C++
+#     [INCLUDE_DIRS <dir>...]  its headers' folders, for SOURCES and PYTHON_SOURCES
 #     [PYTHON_SOURCES <file.cpp>...]  C++ of its Python extension, which must
 #                              define void <name>PopulatePython(nanobind::module_ &)
 #                              (e.g. Python classes of its types and attributes)
@@ -50,7 +51,7 @@ endfunction()
 
 function(lighthouse_add_dialect name)
   cmake_parse_arguments(ARG "" "TD;PASSES_TD;PYTHON_PACKAGE;INSTALL_DESTINATION"
-                        "SOURCES;PYTHON_SOURCES;TD_INCLUDE_DIRS" ${ARGN})
+                        "SOURCES;PYTHON_SOURCES;TD_INCLUDE_DIRS;INCLUDE_DIRS" ${ARGN})
   if(NOT ARG_TD OR NOT ARG_SOURCES OR NOT ARG_PYTHON_PACKAGE)
     message(FATAL_ERROR "lighthouse_add_dialect(${name}) needs TD, SOURCES and PYTHON_PACKAGE")
   endif()
@@ -84,7 +85,8 @@ function(lighthouse_add_dialect name)
 
   # The dialect's C++, on lighthouse's MLIR.
   add_library(${name} SHARED ${ARG_SOURCES} ${generated})
-  target_include_directories(${name} PRIVATE "${gen}" "${CMAKE_CURRENT_SOURCE_DIR}")
+  target_include_directories(${name} PRIVATE "${gen}" "${CMAKE_CURRENT_SOURCE_DIR}"
+                                             ${ARG_INCLUDE_DIRS})
   target_link_libraries(${name} PUBLIC Lighthouse::CAPI)
   # lighthouse's library (and the libLLVM a repaired wheel carries beside it).
   # Installed by pip next to lighthouse, the dialect finds them relative to
@@ -116,7 +118,8 @@ function(lighthouse_add_dialect name)
   configure_file("${_LIGHTHOUSE_SDK_DIR}/DialectExtension.cpp.in" "${extension_source}" @ONLY)
   nanobind_add_module(_${name} NB_DOMAIN ${name} "${extension_source}" ${ARG_PYTHON_SOURCES})
   target_link_libraries(_${name} PRIVATE ${name})
-  target_include_directories(_${name} PRIVATE "${gen}" "${CMAKE_CURRENT_SOURCE_DIR}")
+  target_include_directories(_${name} PRIVATE "${gen}" "${CMAKE_CURRENT_SOURCE_DIR}"
+                                               ${ARG_INCLUDE_DIRS})
   target_compile_definitions(_${name} PRIVATE MLIR_PYTHON_PACKAGE_PREFIX=lighthouse.)
   set_target_properties(_${name} PROPERTIES
     BUILD_RPATH "$ORIGIN;${_rpath}" INSTALL_RPATH "$ORIGIN;${_install_rpath}")

@@ -1,0 +1,1 @@
+"""The tally dialect (counters that wrap around), built against an installed lighthouse."""

@@ -1,0 +1,1 @@
+"""The project's dialects: `from tally_example.dialects import tally`."""
