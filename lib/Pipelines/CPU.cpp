@@ -100,7 +100,7 @@ static constexpr llvm::StringLiteral kLinalgRewrites =
     "lighthouse-define-wide-shifts,lighthouse-convolutions-by-phase,"
     "lighthouse-fold-constant-transposes,lighthouse-flatten-batch-matmuls,"
     "lighthouse-drop-dead-results,lighthouse-drop-unit-dims,"
-    "lighthouse-fuse-elementwise,canonicalize";
+    "lighthouse-fuse-elementwise,lighthouse-splats-as-fills,canonicalize";
 
 void buildCPUDefaultPipeline(OpPassManager &pm) {
   appendPipeline(pm, kLinalgRewrites);

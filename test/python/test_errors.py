@@ -130,15 +130,19 @@ def test_ir_bytes_that_are_not_utf8_are_located():
     assert compiled(5) == 5
 
 
-HUGE_CONSTANT = """
-func.func @main() -> tensor<2147483648xi1> {
-  %c = arith.constant dense<true> : tensor<2147483648xi1>
-  return %c : tensor<2147483648xi1>
+# A global of 2^31 i1, which LLVM builds element by element (a splat
+# constant tensor no longer becomes one: lighthouse-splats-as-fills).
+HUGE_GLOBAL = """
+llvm.mlir.global internal constant @g(dense<true> : tensor<2147483648xi1>) : !llvm.array<2147483648 x i1>
+func.func @main() -> i1 {
+  %p = llvm.mlir.addressof @g : !llvm.ptr
+  %v = llvm.load %p : !llvm.ptr -> i1
+  return %v : i1
 }"""
 
 
 def test_memory_error_names_what_was_too_large():
-    # The JIT's LLVM IR for a constant of 2^31 i1 takes 16 GB: in a process
+    # The JIT's LLVM IR for a global of 2^31 i1 takes 16 GB: in a process
     # with 4 GB of address space its first allocation fails at once.
     script = (
         "import resource, sys\n"
@@ -150,11 +154,30 @@ def test_memory_error_names_what_was_too_large():
         "    print(f'MemoryError: {error}')\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], input=HUGE_CONSTANT, capture_output=True, text=True
+        [sys.executable, "-c", script], input=HUGE_GLOBAL, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
     assert "MemoryError: the JIT (translation to LLVM IR) ran out of memory" in result.stdout
     assert (
         "!llvm.array<2147483648 x i1> (2,147,483,648 elements) of 'llvm.mlir.global' "
-        'at loc("-":3:8)' in result.stdout
+        'at loc("-":2:1)' in result.stdout
     )
+
+
+def test_a_huge_splat_constant_is_filled_not_stored():
+    """A splat constant tensor is written by a fill as the code runs, not
+    stored as a global that LLVM builds element by element (2^31 i1 ran the
+    JIT out of memory after 17 GB)."""
+    script = (
+        "import resource, sys, time\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+        "from lighthouse.compiler import compile_module\n"
+        "for n in (2**31, 100_000):\n"
+        "    text = (f'func.func @main() -> tensor<{n}xi8> {{ %c = arith.constant dense<7> : '\n"
+        "            f'tensor<{n}xi8> \\n return %c : tensor<{n}xi8> }}')\n"
+        "    compiled = compile_module(text)\n"
+        "print('filled:', compiled().shape, int(compiled().min()), int(compiled().max()))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "filled: (100000,) 7 7" in result.stdout

@@ -205,6 +205,40 @@ def DefineWideShifts : Pass<"lighthouse-define-wide-shifts"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def SplatsAsFills : Pass<"lighthouse-splats-as-fills"> {
+  let summary = "Compute large splat constant tensors with linalg.fill "
+    "instead of storing them";
+  let description = [{
+    A constant tensor of one repeated value becomes, once bufferized, a
+    global of every element, which LLVM builds element by element: a splat
+    of 2^24 `i1` took 2.9 s and 0.8 GB to compile, and one of 2^31 (what an
+    ONNX ConstantOfShape or a model's `torch.ones` can ask for) ran the JIT
+    out of memory after 17 GB. A splat of more than `min-bytes` bytes is
+    written by a `linalg.fill` of an empty tensor instead, as the code runs:
+    its cost is that of writing it once per call, as a copy of the global
+    would be.
+
+    ```mlir
+    // before
+    %c = arith.constant dense<1.0> : tensor<1024x1024xf32>
+    // after
+    %one = arith.constant 1.0 : f32
+    %e = tensor.empty() : tensor<1024x1024xf32>
+    %c = linalg.fill ins(%one : f32) outs(%e : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+    ```
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"65536",
+           "Splats of more bytes than this become fills (64 KiB: larger "
+           "than the constants ops read as lookup tables, and a memset "
+           "of it costs microseconds)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def FlattenBatchMatmuls
     : Pass<"lighthouse-flatten-batch-matmuls", "::mlir::ModuleOp"> {
   let summary = "Rewrite batch matmuls with a weight shared across the batch "
