@@ -185,8 +185,9 @@ func.func @bias_relu(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %bias: te
 
 // -----
 
-// With rows of a dynamic count, the consumer runs after the whole and the
-// partial register tiles of the block of C.
+// With rows of a dynamic count, the consumer is not fused (a block of C
+// spans every row, out of cache by the time it would run): it runs after
+// the matmul, over all of C, vectorized by rows as elementwise ops are.
 // CHECK-LABEL: func.func @dynamic_rows_bias
 // CHECK:         %[[WHOLE:.*]] = affine.apply {{.*}}()[%[[ROWS:.*]]]
 // CHECK:         scf.for {{.*}} = %c0 to %[[WHOLE]] step %c8
@@ -238,62 +239,45 @@ func.func @two_matmuls_one_sum(%x: tensor<16x64xf32>, %w1: tensor<64x32xf32>, %h
 
 // -----
 
-// Rows of a dynamic count that is a multiple of the register tile's (a batch
-// of 16-row sequences, 8-row tiles): peeling finds no partial tile, so every
-// tile is vectorized where it is, under masks (all true at run time) held by
-// the transfers themselves; no matmul is left to loops.
+// Rows of a dynamic count that is a multiple of the register tile's rows (a
+// batch of 16-row sequences, 8-row tiles): peeling finds no partial tile,
+// so every tile is vectorized where it is, and none is left to loops.
 // CHECK-LABEL: func.func @whole_dynamic_rows
 // CHECK:         scf.for {{.*}} step %c8
-// CHECK:           %[[MASK:.*]] = vector.create_mask
-// CHECK:           vector.transfer_read %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %[[MASK]] {{.*}} : tensor<?x8xf32>, vector<8x8xf32>
+// CHECK:           vector.transfer_read {{.*}} : tensor<8x8xf32>, vector<8x8xf32>
 // CHECK:           vector.fma {{.*}} : vector<32xf32>
 // CHECK-NOT:     vector.mask
 // CHECK-NOT:     linalg.matmul
-#identity_w = affine_map<(d0, d1) -> (d0, d1)>
-#row_w = affine_map<(d0, d1) -> (d1)>
-func.func @whole_dynamic_rows(%x: tensor<?x16x64xf32>, %b: tensor<64x64xf32>, %bias: tensor<64xf32>) -> tensor<?x64xf32> {
+func.func @whole_dynamic_rows(%b: index, %w: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  %one = arith.constant 1.0 : f32
   %zero = arith.constant 0.0 : f32
-  %a = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x16x64xf32> into tensor<?x64xf32>
-  %c0 = arith.constant 0 : index
-  %rows = tensor.dim %a, %c0 : tensor<?x64xf32>
-  %empty = tensor.empty(%rows) : tensor<?x64xf32>
-  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x64xf32>) -> tensor<?x64xf32>
-  %mm = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x64xf32>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
-  %biased = linalg.generic {indexing_maps = [#identity_w, #row_w, #identity_w], iterator_types = ["parallel", "parallel"]}
-      ins(%mm, %bias : tensor<?x64xf32>, tensor<64xf32>) outs(%empty : tensor<?x64xf32>) {
-  ^bb0(%v: f32, %w: f32, %o: f32):
-    %s = arith.addf %v, %w : f32
-    linalg.yield %s : f32
-  } -> tensor<?x64xf32>
-  return %biased : tensor<?x64xf32>
+  %rows = affine.apply affine_map<()[s0] -> (s0 * 16)>()[%b]
+  %a0 = tensor.empty(%rows) : tensor<?x64xf32>
+  %a = linalg.fill ins(%one : f32) outs(%a0 : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %e = tensor.empty(%rows) : tensor<?x64xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %mm = linalg.matmul ins(%a, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %mm : tensor<?x64xf32>
 }
 
 // -----
 
-// A dynamic count computed from the shape (a batch of 15-row sequences) is
-// peeled; the whole tiles' rows still read as min(rows - i, 8), so they are
-// vectorized under masks too, and the partial tile is left to loops.
+// A count computed from the shape that is not a multiple (15-row sequences)
+// is peeled: whole tiles vectorized, the last partial one left to loops.
 // CHECK-LABEL: func.func @computed_dynamic_rows
 // CHECK:         scf.for {{.*}} step %c8
 // CHECK:           vector.fma {{.*}} : vector<32xf32>
 // CHECK:         scf.for {{.*}} step %c8
 // CHECK:           linalg.matmul {{.*}} -> tensor<?x32xf32>
 // CHECK-NOT:     vector.mask
-#identity_w = affine_map<(d0, d1) -> (d0, d1)>
-#row_w = affine_map<(d0, d1) -> (d1)>
-func.func @computed_dynamic_rows(%x: tensor<?x15x64xf32>, %b: tensor<64x64xf32>, %bias: tensor<64xf32>) -> tensor<?x64xf32> {
+func.func @computed_dynamic_rows(%b: index, %w: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  %one = arith.constant 1.0 : f32
   %zero = arith.constant 0.0 : f32
-  %a = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x15x64xf32> into tensor<?x64xf32>
-  %c0 = arith.constant 0 : index
-  %rows = tensor.dim %a, %c0 : tensor<?x64xf32>
-  %empty = tensor.empty(%rows) : tensor<?x64xf32>
-  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x64xf32>) -> tensor<?x64xf32>
-  %mm = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x64xf32>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
-  %biased = linalg.generic {indexing_maps = [#identity_w, #row_w, #identity_w], iterator_types = ["parallel", "parallel"]}
-      ins(%mm, %bias : tensor<?x64xf32>, tensor<64xf32>) outs(%empty : tensor<?x64xf32>) {
-  ^bb0(%v: f32, %w: f32, %o: f32):
-    %s = arith.addf %v, %w : f32
-    linalg.yield %s : f32
-  } -> tensor<?x64xf32>
-  return %biased : tensor<?x64xf32>
+  %rows = affine.apply affine_map<()[s0] -> (s0 * 15)>()[%b]
+  %a0 = tensor.empty(%rows) : tensor<?x64xf32>
+  %a = linalg.fill ins(%one : f32) outs(%a0 : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %e = tensor.empty(%rows) : tensor<?x64xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %mm = linalg.matmul ins(%a, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %mm : tensor<?x64xf32>
 }
