@@ -323,6 +323,47 @@ def test_onnx_functions_expanded_where_torch_mlir_cannot_lower_them():
     assert compiled.timings["import"] > 0 and compiled.timings["lower-to-linalg"] > 0
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_onnx_functions_expanded_where_their_torch_op_cannot_be_lowered(reduction):
+    """torch-mlir converts NegativeLogLikelihoodLoss into nll_loss_forward,
+    which it does not lower: the error is at the ONNX node, which ONNX
+    defines as a function, so the node is expanded into it."""
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    import lighthouse
+
+    inputs = [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 5, 2]),
+        helper.make_tensor_value_info("target", TensorProto.INT64, [3, 2]),
+    ]
+    shape = [3, 2] if reduction == "none" else []
+    graph = helper.make_graph(
+        [
+            helper.make_node(
+                "NegativeLogLikelihoodLoss", ["x", "target"], ["y"], reduction=reduction
+            )
+        ],
+        "nll",
+        inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+    with ir.Context():
+        with pytest.raises(onnx_ingress.LoweringError) as info:
+            onnx_ingress.lower_to_linalg(onnx_ingress.import_model(model))
+        assert info.value.ops == ["torch.aten.nll_loss_forward"]
+        raw, _ = onnx_ingress.import_and_lower(model)
+        assert '"onnx.NegativeLogLikelihoodLoss"' not in str(raw)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 5, 2)).astype(np.float32)
+    target = rng.integers(0, 5, (3, 2)).astype(np.int64)
+    expected = ReferenceEvaluator(model).run(None, {"x": x, "target": target})[0]
+    np.testing.assert_allclose(
+        lighthouse.compile_onnx(model)(x, target), expected, rtol=1e-5, atol=1e-6
+    )
+
+
 def test_ops_neither_lowered_nor_functions_still_fail_clearly():
     from onnx import TensorProto, helper
 

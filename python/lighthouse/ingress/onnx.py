@@ -206,8 +206,8 @@ def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Modul
 
 
 def _defined_as_functions(ops: Iterable[str], proto: "onnx.ModelProto") -> Set[str]:
-    """Of the ops a lowering error names (`onnx.Attention`), those of the
-    default domain that ONNX defines as functions at the model's opset."""
+    """Of ONNX ops (`onnx.Attention`), those of the default domain that ONNX
+    defines as functions at the model's opset."""
     opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
     found = set()
     for op in ops:
@@ -239,8 +239,10 @@ def import_and_lower(
     torch-onnx IR and the linalg IR.
 
     Values computed from constants alone are folded into constants first.
-    An op that torch-mlir cannot lower and that ONNX defines as a function
-    of other ops (Attention, RMSNormalization, ...) is replaced by that
+    An op that torch-mlir cannot lower, or converts into a torch op it
+    cannot lower (SoftmaxCrossEntropyLoss into nll_loss_forward), and that
+    ONNX defines as a function of other ops (Attention, RMSNormalization,
+    ...) is replaced by that
     function, whose values computed from constants (RMSNormalization's axes)
     are folded in turn, and the lowering tried again; ops of such a function
     that cannot be lowered are expanded in turn. Ops that lower are kept
@@ -265,12 +267,20 @@ def import_and_lower(
                 "lower-to-linalg", lambda: lower_to_linalg(raw, time_limit=time_limit)
             )
         except LoweringError as error:
-            more = _defined_as_functions(error.ops, proto) - expanded
+            try:
+                error = ModelPlaces(proto, raw, earlier).place(error)
+            except Exception:  # noqa: BLE001 - the error stands without its places
+                pass
+            # The ONNX ops to expand: those torch-mlir left as they were, and
+            # those of the nodes whose conversion made an op it cannot lower
+            # (SoftmaxCrossEntropyLoss's torch.aten.nll_loss_forward).
+            at_nodes = {
+                f"onnx.{node.op_type}"
+                for node in all_nodes(proto.graph)
+                if node.name in error.nodes and node.domain in ("", "ai.onnx")
+            }
+            more = _defined_as_functions({*error.ops, *at_nodes}, proto) - expanded
             if not more:
-                try:
-                    error = ModelPlaces(proto, raw, earlier).place(error)
-                except Exception:  # noqa: BLE001 - the error stands without its places
-                    pass
                 if expanded:
                     raise LoweringError(
                         f"{error} (after expanding the ONNX functions of "
