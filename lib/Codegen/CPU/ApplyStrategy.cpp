@@ -99,6 +99,12 @@ LogicalResult verifyStrategy(Operation *op, const Strategy &strategy) {
                                 "and a vector size per loop, the reduced "
                                 "one's nonzero";
     return success();
+  case StrategyKind::TransposeTiles:
+    if (!isa<linalg::TransposeOp>(op) ||
+        strategy.vector.size() != linalgOp.getNumLoops())
+      return op->emitError() << "transpose.tiles takes a linalg.transpose "
+                                "and a block size per loop";
+    return success();
   case StrategyKind::ElementwiseRows:
   case StrategyKind::Fused:
     return success();
@@ -119,6 +125,8 @@ void buildStrategy(ImplicitLocOpBuilder &b, Value op, const Root &root) {
     return buildReduction(context);
   case StrategyKind::ElementwiseRows:
     return buildElementwise(context);
+  case StrategyKind::TransposeTiles:
+    return buildTranspose(context);
   case StrategyKind::Fused:
     llvm_unreachable("fused ops are built with their producer's strategy");
   }

@@ -130,6 +130,11 @@ std::optional<Strategy> selectReduction(mlir::linalg::LinalgOp op,
                                         const SelectionContext &context);
 void buildReduction(const BuildContext &context);
 
+// Transposes of the innermost dimension (Transpose.cpp).
+std::optional<Strategy> selectTranspose(mlir::linalg::TransposeOp op,
+                                        const SelectionContext &context);
+void buildTranspose(const BuildContext &context);
+
 // Elementwise ops (Elementwise.cpp).
 std::optional<Strategy> selectElementwise(mlir::linalg::LinalgOp op,
                                           const SelectionContext &context);

@@ -67,6 +67,8 @@ public:
         strategy = selectContraction(op, opContext, fused);
       else if (convolution)
         strategy = selectConvolution(op, opContext);
+      else if (auto transpose = dyn_cast<linalg::TransposeOp>(*op))
+        strategy = selectTranspose(transpose, opContext);
       else if (linalg::isElementwise(op))
         strategy = selectElementwise(op, opContext);
       // Reductions no other family takes, row-wise dot products (contractions

@@ -14,6 +14,7 @@ static constexpr std::pair<StrategyKind, llvm::StringLiteral> kKinds[] = {
     {StrategyKind::ConvolutionWindows, "convolution.windows"},
     {StrategyKind::ReductionRows, "reduction.rows"},
     {StrategyKind::ElementwiseRows, "elementwise.rows"},
+    {StrategyKind::TransposeTiles, "transpose.tiles"},
     {StrategyKind::Fused, "fused"},
 };
 

@@ -43,6 +43,9 @@ enum class StrategyKind {
   /// An elementwise op split across threads and vectorized along its
   /// innermost loop (Elementwise.cpp).
   ElementwiseRows,
+  /// A transpose of the innermost dimension tiled into blocks read and
+  /// written in contiguous runs, vectorized (Transpose.cpp).
+  TransposeTiles,
   /// An op computed inside the loops of the strategy of the op it consumes
   /// (a matmul's bias and activation).
   Fused,
