@@ -25,7 +25,13 @@ _ELEMENT_TYPES = {
     "i16": np.int16,
     "i32": np.int32,
     "i64": np.int64,
+    # MLIR's integers are signless, and torch-mlir lowers a model's unsigned
+    # tensors to them: those the model declares unsigned (its torch-dialect
+    # signature) cross as such (`_TensorSpec.as_unsigned`).
     "ui8": np.uint8,
+    "ui16": np.uint16,
+    "ui32": np.uint32,
+    "ui64": np.uint64,
 }
 
 # OpenMP threads that wait for work after a parallel region spin for 200 ms by
@@ -68,6 +74,17 @@ class _TensorSpec:
                 f"lighthouse cannot yet pass scalars of {element} to compiled code"
             )
         return cls(_ELEMENT_TYPES[element], [], scalar=True)
+
+    def as_unsigned(self, element: str) -> None:
+        """Makes this (signless) integer tensor cross as the unsigned `element`
+        ("ui8", ...) the model declares: the same bits, with the dtype numpy
+        and torch give them."""
+        unsigned = np.dtype(_ELEMENT_TYPES[element])
+        if self.scalar or self.dtype.kind != "i" or self.dtype.itemsize != unsigned.itemsize:
+            raise ValueError(
+                f"the model declares {element}, but the compiled function takes {self.describe()}"
+            )
+        self.dtype = unsigned
 
     @classmethod
     def from_json(cls, spec: dict) -> "_TensorSpec":
@@ -132,6 +149,9 @@ class CompiledModule:
         self._arguments = list(arguments)
         self._results = list(results)
         self._scalar_results = any(r.scalar for r in self._results)
+        # nanobind makes uint64 results numpy's `ulonglong`, which numpy takes
+        # for uint64 but torch.from_numpy does not: viewed as numpy's uint64.
+        self._uint64_results = [i for i, r in enumerate(self._results) if r.dtype == np.uint64]
         self._fixed = [(i, a.value) for i, a in enumerate(self._arguments) if a.value is not None]
         self.pipeline = pipeline
         self.timings = {} if timings is None else timings
@@ -277,6 +297,8 @@ class CompiledModule:
                     f"lighthouse could not pass ({kinds}) to {self.signature()} "
                     "although they passed its checks: a lighthouse bug"
                 )
+        for index in self._uint64_results:
+            outputs[index] = outputs[index].view(np.uint64)
         # Results are of the kind the arguments are; scalars are numbers.
         if tensors:
             outputs = [torch.from_numpy(o) for o in outputs]

@@ -20,8 +20,9 @@ which can be saved and loaded again (`lighthouse.saved`).
 
 import dataclasses
 import os
+import re
 import time
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _explain, ir, saved
 from ._mlir_libs._lighthouse import create_execution_engine, release_buffers
@@ -208,6 +209,51 @@ def _function_specs(function) -> tuple:
     return specs(function_type.inputs, "argument"), specs(function_type.results, "result")
 
 
+# A value tensor of torch's dialect with an unsigned element type, as the ONNX
+# and FX importers declare a model's uint8 ... uint64 tensors.
+_UNSIGNED_TENSOR = re.compile(r"!torch\.vtensor<(?:\[[^\]]*\]|\*),(ui(?:8|16|32|64))>")
+
+_Declared = Tuple[List[Optional[str]], List[Optional[str]]]
+
+
+def _declared_unsigned(raw: ir.Module, function_name: str) -> _Declared:
+    """The unsigned element type ("ui8", ...) that the torch-dialect IR `raw`
+    (as imported: the ONNX graph's declared input and output types, or the
+    exported program's dtypes) gives each argument and result of
+    @`function_name`, None where it gives none. torch-mlir's lowering makes
+    them signless (i8): only the model says they are unsigned."""
+    for op in raw.body.operations:
+        if (
+            op.operation.name == "func.func"
+            and ir.StringAttr(op.attributes["sym_name"]).value == function_name
+        ):
+            function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+
+            def unsigned(types) -> List[Optional[str]]:
+                found = [_UNSIGNED_TENSOR.fullmatch(str(t)) for t in types]
+                return [match and match.group(1) for match in found]
+
+            return unsigned(function_type.inputs), unsigned(function_type.results)
+    raise ValueError(f"no function @{function_name} in the imported module")
+
+
+def _declare_unsigned(function_name: str, specs: list, declared: list, what: str) -> None:
+    """Makes the parameters of `specs` that the model declares unsigned cross so."""
+    if len(declared) != len(specs):
+        if any(declared):
+            raise CompileError(
+                f"@{function_name} has {len(specs)} {what}s after lowering, the model "
+                f"{len(declared)}: lighthouse cannot tell which are unsigned (a lighthouse bug)"
+            )
+        return
+    for index, (spec, element) in enumerate(zip(specs, declared)):
+        if element is not None:
+            try:
+                spec.as_unsigned(element)
+            except ValueError as error:
+                raise CompileError(f"{what} {index} of @{function_name}: {error}") from None
+
+
 def _finish(
     module: ir.Module,
     function_name: str,
@@ -215,10 +261,13 @@ def _finish(
     pipeline_text: str,
     stages: _Stages,
     constants: Optional[Dict[int, Any]] = None,
+    unsigned: Optional[_Declared] = None,
 ) -> CompiledModule:
     """Lowers linalg IR through the pipeline and JIT-compiles @`function_name`,
     or loads it from the cache. `constants` are the arguments whose value the
-    code is specialized to, by position."""
+    code is specialized to, by position; `unsigned`, the unsigned element
+    types the model declares (`_declared_unsigned`), which its signless
+    integers cross as."""
     from . import runtime_library_paths
 
     functions = {
@@ -232,6 +281,9 @@ def _finish(
             f"{', '.join('@' + n for n in functions) or 'none'}"
         )
     arguments, results = _function_specs(functions[function_name])
+    if unsigned is not None:
+        _declare_unsigned(function_name, arguments, unsigned[0], "argument")
+        _declare_unsigned(function_name, results, unsigned[1], "result")
     for index, value in (constants or {}).items():
         if index < len(arguments) and arguments[index].scalar:
             arguments[index].value = value
@@ -251,7 +303,13 @@ def _finish(
         cached = os.path.join(
             os.path.expanduser(options.cache_dir),
             saved.cache_key(
-                module, function_name, pipeline_text, options.opt_level, options.unroll_loops
+                module,
+                function_name,
+                pipeline_text,
+                options.opt_level,
+                options.unroll_loops,
+                # Models of one linalg IR may differ in what crosses as unsigned.
+                signature=(arguments, results),
             ),
         )
         if saved.is_saved(cached):
@@ -348,7 +406,15 @@ def compile(
             "lower-to-linalg",
             lambda: torch_ingress.lower_to_linalg(raw, time_limit=options.lowering_time_limit),
         )
-        return _finish(linalg, "main", options, pipeline_text, stages, _exported_constants(program))
+        return _finish(
+            linalg,
+            "main",
+            options,
+            pipeline_text,
+            stages,
+            _exported_constants(program),
+            _declared_unsigned(raw, "main"),
+        )
 
 
 def _exported_constants(program) -> Dict[int, Any]:
@@ -391,7 +457,14 @@ def compile_onnx(model, *, options: Optional[CompileOptions] = None, **kwargs) -
         )
         stages.record("torch-onnx", raw)
         function_name = ir.StringAttr(raw.body.operations[0].attributes["sym_name"]).value
-        return _finish(linalg, function_name, options, pipeline_text, stages)
+        return _finish(
+            linalg,
+            function_name,
+            options,
+            pipeline_text,
+            stages,
+            unsigned=_declared_unsigned(raw, function_name),
+        )
 
 
 def compile_module(

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -29,8 +29,10 @@ from .compiled import _ELEMENT_TYPES, CompiledModule, _TensorSpec
 __all__ = ["cache_key", "is_saved", "link_shared_library", "load", "save"]
 
 # A saved CompiledModule: a folder with the code and a manifest. Format 2
-# added the hashes to the manifest and the manifest to the library.
-_FORMAT = 2
+# added the hashes to the manifest and the manifest to the library; format 3,
+# unsigned dtypes (uint8 ... uint64) where the model declares them, where
+# format 2 had the signed ones of the compiled code's signless integers.
+_FORMAT = 3
 _LIBRARY = "module.so"
 _MANIFEST = "manifest.json"
 # The symbol of the library's copy of its manifest but for the hash (a
@@ -328,10 +330,17 @@ def load(path, *, timings: Optional[dict] = None, ir: Optional[dict] = None) -> 
 
 
 def cache_key(
-    module, function_name: str, pipeline_text: str, opt_level: int, unroll_loops: bool
+    module,
+    function_name: str,
+    pipeline_text: str,
+    opt_level: int,
+    unroll_loops: bool,
+    signature: Tuple[Sequence[_TensorSpec], Sequence[_TensorSpec]] = ((), ()),
 ) -> str:
     """The compile cache's key for `module` (linalg IR, an `ir.Module`): its
-    text and everything else the compiled code depends on."""
+    text and everything else the compiled code depends on, and the
+    `signature` (arguments, results) it is called with, which the IR does not
+    tell in full (a uint8 and an int8 tensor are both i8 there)."""
     from . import plugins
 
     digest = hashlib.sha256()
@@ -344,6 +353,7 @@ def cache_key(
         str(opt_level),
         str(unroll_loops),
         plugins.loaded_plugins_identity(),
+        json.dumps([[spec.to_json() for spec in specs] for specs in signature]),
     ):
         digest.update(part.encode() + b"\0")
     digest.update(module.operation.get_asm(binary=True, print_generic_op_form=True))

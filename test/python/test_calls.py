@@ -415,3 +415,117 @@ def test_scalar_signature_is_saved_and_loaded(tmp_path):
     loaded = load(tmp_path / "scale")
     _, first, total, _ = loaded(np.ones(3, np.float32), 4.0, 2, False)
     assert (first, total) == (4.0, 5)
+
+
+# ===------------------------------------------------------------------------===#
+# Unsigned tensors: MLIR's integers are signless (the compiled function takes
+# i8), the model says uint8.
+# ===------------------------------------------------------------------------===#
+
+UNSIGNED = [np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+def unsigned_add(dtype):
+    """An ONNX model adding two vectors of `dtype`."""
+    onnx = pytest.importorskip("onnx", reason="needs lighthouse[onnx]")
+    from onnx import helper
+
+    element = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["c"])],
+        "add",
+        [helper.make_tensor_value_info(name, element, [4]) for name in "ab"],
+        [helper.make_tensor_value_info("c", element, [4])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def unsigned_operands(dtype):
+    """Vectors of `dtype` across its range: at and above 2^(bits-1)."""
+    info = np.iinfo(dtype)
+    half = (info.max >> 1) + 1
+    a = np.array([half, info.max, half + 5, 1], dtype)
+    b = np.array([half, 1, 7, info.max], dtype)
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", UNSIGNED, ids=lambda d: np.dtype(d).name)
+def test_unsigned_tensors_cross_as_the_model_declares_them(dtype):
+    import lighthouse
+
+    compiled = lighthouse.compile_onnx(unsigned_add(dtype))
+    name = np.dtype(dtype).name
+    assert compiled.signature() == f"add({name}[4], {name}[4]) -> ({name}[4])"
+    assert compiled.arguments == ((np.dtype(dtype), (4,)),) * 2
+    assert compiled.results == ((np.dtype(dtype), (4,)),)
+    a, b = unsigned_operands(dtype)
+    result = compiled(a, b)
+    assert result.dtype == dtype
+    np.testing.assert_array_equal(result, a + b)  # Wraps around, bit for bit.
+    # A signed array of the same width is refused, not reinterpreted.
+    signed = np.dtype(f"int{8 * np.dtype(dtype).itemsize}")
+    with pytest.raises(TypeError, match=f"^argument 1: expected {name} elements, got {signed}$"):
+        compiled(a, b.view(signed))
+
+
+@pytest.mark.parametrize("dtype", UNSIGNED, ids=lambda d: np.dtype(d).name)
+def test_unsigned_torch_tensors_in_and_out(dtype):
+    import lighthouse
+
+    torch = pytest.importorskip("torch", reason="needs lighthouse[torch]")
+    compiled = lighthouse.compile_onnx(unsigned_add(dtype))
+    a, b = unsigned_operands(dtype)
+    result = compiled(torch.from_numpy(a), torch.from_numpy(b))
+    assert result.dtype == getattr(torch, np.dtype(dtype).name)
+    np.testing.assert_array_equal(result.numpy(), a + b)
+    signed = torch.from_numpy(a.view(f"int{8 * np.dtype(dtype).itemsize}"))
+    with pytest.raises(TypeError, match=f"^argument 0: expected {np.dtype(dtype)} elements"):
+        compiled(signed, torch.from_numpy(b))
+
+
+def test_unsigned_tensors_of_a_torch_model():
+    import lighthouse
+
+    torch = pytest.importorskip("torch", reason="needs lighthouse[torch]")
+
+    class UnsignedOps(torch.nn.Module):
+        def forward(self, x, y):
+            return x + y, x > y, x.to(torch.float32), x.amax()
+
+    x = torch.tensor([200, 255, 7, 128], dtype=torch.uint8)
+    y = torch.tensor([100, 1, 250, 127], dtype=torch.uint8)
+    module = UnsignedOps()
+    compiled = lighthouse.compile(module, (x, y))
+    assert compiled.signature() == (
+        "main(uint8[4], uint8[4]) -> (uint8[4], bool[4], float32[4], uint8[])"
+    )
+    for actual, expected in zip(compiled(x, y), module(x, y)):
+        assert actual.dtype == expected.dtype
+        torch.testing.assert_close(actual, expected)
+    with pytest.raises(TypeError, match="^argument 0: expected uint8 elements, got int8$"):
+        compiled(x.view(torch.int8), y)
+
+
+def test_unsigned_signature_is_saved_loaded_and_cached(tmp_path):
+    import json
+
+    import lighthouse
+    from lighthouse.saved import load
+
+    lighthouse.compile_onnx(unsigned_add(np.uint8)).save(tmp_path / "add")
+    manifest = json.loads((tmp_path / "add" / "manifest.json").read_text())
+    assert [a["dtype"] for a in manifest["arguments"]] == ["uint8", "uint8"]
+    loaded = load(tmp_path / "add")
+    a, b = unsigned_operands(np.uint8)
+    assert loaded(a, b).dtype == np.uint8
+    with pytest.raises(TypeError, match="^argument 0: expected uint8 elements, got int8$"):
+        loaded(a.view(np.int8), b)
+    # uint8 and int8 additions are one linalg IR; each has its cache entry.
+    cache = tmp_path / "cache"
+    signed = unsigned_add(np.int8)
+    first = lighthouse.compile_onnx(unsigned_add(np.uint8), cache_dir=cache)
+    second = lighthouse.compile_onnx(signed, cache_dir=cache)
+    assert "cache-load" not in second.timings
+    assert first.results[0][0] == np.uint8 and second.results[0][0] == np.int8
+    again = lighthouse.compile_onnx(unsigned_add(np.uint8), cache_dir=cache)
+    assert "cache-load" in again.timings and again.results[0][0] == np.uint8

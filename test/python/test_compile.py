@@ -977,3 +977,360 @@ def test_generic_windows_take_the_register_kernel(function):
     rng = np.random.default_rng(0)
     inputs = [rng.standard_normal(shape, dtype=np.float32) for _, shape in named.arguments]
     np.testing.assert_allclose(generic(*inputs), named(*inputs), rtol=1e-5, atol=1e-5)
+
+
+# ===------------------------------------------------------------------------===#
+# Unsigned integers, with values across their range (2^(bits-1) and above):
+# the ops lighthouse trusts torch-mlir to lower on them (lighthouse.ingress.
+# _unsigned) against ONNX's reference evaluator and eager PyTorch; the ops it
+# refuses, lowered anyway, are wrong (strict xfails: when torch-mlir gets
+# them right, they pass, and can be trusted).
+# ===------------------------------------------------------------------------===#
+
+UNSIGNED = [np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+def unsigned_values(dtype):
+    """Two vectors of `dtype`: 0, 1, 2^(bits-1) - 1, 2^(bits-1), ..., 2^bits - 1."""
+    top = int(np.iinfo(dtype).max)
+    half = (top >> 1) + 1
+    a = np.array([0, 1, 7, half - 1, half, half + 5, top - 1, top], dtype)
+    b = np.array([3, half + 1, top, 2, 1, half, 200, 5], dtype)
+    return a, b
+
+
+def onnx_graph(nodes, inputs, outputs, initializers=(), opset=18):
+    from onnx import helper
+
+    def values(named):
+        return [helper.make_tensor_value_info(name, *spec) for name, spec in named.items()]
+
+    graph = helper.make_graph(nodes, "g", values(inputs), values(outputs), list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def trusted_unsigned_onnx_ops(dtype):
+    """An ONNX model of the ops lighthouse trusts on `dtype`, and its inputs."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    element = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    f32, f64, i32, i64 = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT32, TensorProto.INT64
+    boolean = TensorProto.BOOL
+    node, outputs = helper.make_node, {}
+
+    def out(name, element_type, shape):
+        outputs[name] = (element_type, shape)
+        return name
+
+    nodes = [
+        *[node(op, ["a", "b"], [out(op, element, [8])]) for op in ("Add", "Sub", "Mul", "Max")],
+        node("Min", ["a", "b"], [out("Min", element, [8])]),
+        *[
+            node(op, ["a", "b"], [out(op, boolean, [8])])
+            for op in ("Greater", "Less", "Equal", "GreaterOrEqual", "LessOrEqual")
+        ],
+        *[node("Cast", ["a"], [out(f"Cast{to}", to, [8])], to=to) for to in (f32, f64, i32, i64)],
+        node("Identity", ["a"], [out("Identity", element, [8])]),
+        node("Where", ["k", "a", "b"], [out("Where", element, [8])]),
+        node("Gather", ["a", "i"], [out("Gather", element, [4])], axis=0),
+        node("ReduceMax", ["a", "axes"], [out("ReduceMax", element, [])], keepdims=0),
+        node("ReduceMin", ["a", "axes"], [out("ReduceMin", element, [])], keepdims=0),
+        node("ReduceSum", ["a", "axes"], [out("ReduceSum", element, [])], keepdims=0),
+        node("ArgMax", ["a"], [out("ArgMax", i64, [])], keepdims=0),
+        node("ArgMin", ["b"], [out("ArgMin", i64, [])], keepdims=0),
+        # Refused as torch.aten.clamp.Tensor, then expanded into ONNX's function.
+        node("Clip", ["a", "lo", "hi"], [out("Clip", element, [8])]),
+        node("BitShift", ["a", "s"], [out("BitShift", element, [8])], direction="RIGHT"),
+        node("BitwiseAnd", ["a", "b"], [out("BitwiseAnd", element, [8])]),
+        node("BitwiseNot", ["a"], [out("BitwiseNot", element, [8])]),
+    ]
+    inputs = {
+        "a": (element, [8]),
+        "b": (element, [8]),
+        "k": (boolean, [8]),
+        "i": (i64, [4]),
+        "lo": (element, []),
+        "hi": (element, []),
+        "s": (element, [8]),
+    }
+    a, b = unsigned_values(dtype)
+    half = (int(np.iinfo(dtype).max) >> 1) + 1
+    feeds = [
+        a,
+        b,
+        np.array([1, 0, 1, 0, 1, 0, 1, 0], bool),
+        np.array([7, 4, 0, 5], np.int64),
+        np.array(5, dtype),
+        np.array(half + 10, dtype),
+        np.array([1, 2, 3, 1, 2, 3, 1, 4], dtype),
+    ]
+    initializers = [numpy_helper.from_array(np.array([0], np.int64), "axes")]
+    return onnx_graph(nodes, inputs, outputs, initializers), feeds
+
+
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+@pytest.mark.parametrize("dtype", UNSIGNED, ids=lambda d: np.dtype(d).name)
+def test_trusted_onnx_ops_on_unsigned_integers_match_the_reference(dtype, pipeline):
+    from onnx.reference import ReferenceEvaluator
+
+    model, feeds = trusted_unsigned_onnx_ops(dtype)
+    expected = ReferenceEvaluator(model).run(
+        None, dict(zip([i.name for i in model.graph.input], feeds))
+    )
+    actual = lighthouse.compile_onnx(model, pipeline=pipeline)(*feeds)
+    for output, value, reference in zip(model.graph.output, actual, expected):
+        assert value.dtype == reference.dtype, output.name
+        np.testing.assert_array_equal(value, reference, err_msg=output.name)
+
+
+def refused_unsigned_onnx_ops():
+    """ONNX models of ops torch-mlir computes on unsigned integers as on
+    signed ones, their inputs, the op lighthouse refuses, and the pipeline
+    where it is wrong (the fast one's vectors for an undefined conversion
+    that the default pipeline's scalars happen to get right)."""
+    from onnx import TensorProto, helper
+
+    node = helper.make_node
+    u8, u64, f32, i32 = TensorProto.UINT8, TensorProto.UINT64, TensorProto.FLOAT, TensorProto.INT32
+    a8, b8 = unsigned_values(np.uint8)
+    a64, b64 = unsigned_values(np.uint64)
+
+    def binary(op, element, a, b):
+        model = onnx_graph(
+            [node(op, ["a", "b"], ["y"])],
+            {"a": (element, [8]), "b": (element, [8])},
+            {"y": (element, [8])},
+        )
+        return model, [a, b]
+
+    quantized = {name: (u8, []) for name in ("az", "bz", "yz")}
+    scales = {name: (f32, []) for name in ("as", "bs", "ys")}
+    return {
+        "Div-uint8": (*binary("Div", u8, a8, b8), "torch.aten.div.Tensor"),
+        "Div-uint64": (*binary("Div", u64, a64, b64), "torch.aten.div.Tensor"),
+        "Mod-uint8": (*binary("Mod", u8, a8, b8), "torch.aten.remainder.Tensor"),
+        "Abs-uint8": (
+            onnx_graph([node("Abs", ["a"], ["y"])], {"a": (u8, [8])}, {"y": (u8, [8])}),
+            [a8],
+            "torch.aten.abs",
+        ),
+        "TopK-uint64": (
+            onnx_graph(
+                [node("TopK", ["a", "k"], ["y", "i"])],
+                {"a": (u64, [8]), "k": (TensorProto.INT64, [1])},
+                {"y": (u64, [3]), "i": (TensorProto.INT64, [3])},
+            ),
+            [a64, np.array([3], np.int64)],
+            "torch.aten.sort",
+        ),
+        "Pow-float-uint8": (
+            onnx_graph(
+                [node("Pow", ["x", "a"], ["y"])],
+                {"x": (f32, [8]), "a": (u8, [8])},
+                {"y": (f32, [8])},
+            ),
+            [np.full(8, 1.01, np.float32), a8],
+            "torch.aten.pow.Tensor_Tensor",
+        ),
+        "MatMulInteger-uint8": (
+            onnx_graph(
+                [node("MatMulInteger", ["a", "b"], ["y"])],
+                {"a": (u8, [2, 4]), "b": (u8, [4, 2])},
+                {"y": (i32, [2, 2])},
+            ),
+            [a8.reshape(2, 4), b8.reshape(4, 2)],
+            "torch.aten.mm",
+        ),
+        "DequantizeLinear-per-axis": (
+            onnx_graph(
+                [node("DequantizeLinear", ["x", "s", "z"], ["y"], axis=0)],
+                {"x": (u8, [2, 4]), "s": (f32, [2]), "z": (u8, [2])},
+                {"y": (f32, [2, 4])},
+                opset=21,
+            ),
+            [a8.reshape(2, 4), np.array([0.5, 2], np.float32), np.array([200, 3], np.uint8)],
+            "torch.aten._make_per_channel_quantized_tensor",
+        ),
+        "QLinearMatMul-3d": (
+            onnx_graph(
+                [node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])],
+                {"a": (u8, [1, 2, 4]), "b": (u8, [1, 4, 2]), **quantized, **scales},
+                {"y": (u8, [1, 2, 2])},
+                opset=21,
+            ),
+            [a8.reshape(1, 2, 4), b8.reshape(1, 4, 2)]
+            + [np.array(v, np.uint8) for v in (200, 130, 150)]
+            + [np.array(v, np.float32) for v in (0.05, 0.05, 0.02)],
+            "torch.aten.bmm",
+        ),
+        "MaxPool-uint64": (
+            onnx_graph(
+                [node("MaxPool", ["a"], ["y"], kernel_shape=[2], strides=[2])],
+                {"a": (u64, [1, 1, 8])},
+                {"y": (u64, [1, 1, 4])},
+            ),
+            # Windows of 2^63 - 1 and 2^63, of 1 and 2^64 - 1...
+            [a64[[3, 4, 1, 7, 0, 2, 5, 6]].reshape(1, 1, 8)],
+            "torch.aten.max_pool1d",
+        ),
+        "Cast-float-to-uint8": (
+            onnx_graph([node("Cast", ["x"], ["y"], to=u8)], {"x": (f32, [8])}, {"y": (u8, [8])}),
+            [np.array([0, 1.5, 100.7, 127.9, 128, 200.2, 254.9, 255], np.float32)],
+            "torch.aten.to.dtype",
+            "fast",
+        ),
+    }
+
+
+REFUSED_UNSIGNED_ONNX_OPS = refused_unsigned_onnx_ops()
+
+
+def without_the_unsigned_check(monkeypatch):
+    from lighthouse.ingress import _unsigned
+
+    monkeypatch.setattr(_unsigned, "check", lambda module: None)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            name,
+            marks=pytest.mark.xfail(
+                strict=True,
+                raises=AssertionError,
+                reason=f"torch-mlir lowers {op} on unsigned integers as on signed ones",
+            ),
+        )
+        for name, (_, _, op, *_) in REFUSED_UNSIGNED_ONNX_OPS.items()
+    ],
+)
+def test_refused_onnx_ops_on_unsigned_integers_are_wrong(name, monkeypatch):
+    from onnx.reference import ReferenceEvaluator
+
+    model, feeds, op, *pipeline = REFUSED_UNSIGNED_ONNX_OPS[name]
+    with pytest.raises(lighthouse.ingress.LoweringError, match=f"'{op}' on unsigned integers"):
+        lighthouse.compile_onnx(model)
+    without_the_unsigned_check(monkeypatch)
+    names = [i.name for i in model.graph.input]
+    expected = ReferenceEvaluator(model).run(None, dict(zip(names, feeds)))
+    actual = lighthouse.compile_onnx(model, pipeline=(pipeline or ["default"])[0])(*feeds)
+    for value, reference in zip(actual if isinstance(actual, tuple) else (actual,), expected):
+        np.testing.assert_allclose(value, reference, rtol=1e-5)
+
+
+class TrustedUnsignedTorchOps(torch.nn.Module):
+    def forward(self, x, y, mask, index):
+        return (
+            x + y,
+            x - y,
+            x * y,
+            torch.maximum(x, y),
+            torch.minimum(x, y),
+            x > y,
+            x < y,
+            x == y,
+            x <= 100,
+            x.to(torch.float32),
+            x.to(torch.int32),
+            x.amax(),
+            x.amin(),
+            x.argmax(),
+            x.sum(dtype=torch.uint8),
+            x.clamp(5, 200),
+            torch.where(mask, x, y),
+            x.index_select(0, index),
+            x.masked_fill(mask, 250),
+            x & y,
+            ~x,
+            x >> 1,
+            torch.relu(x),
+            torch.sqrt(x),
+            x.int() - y,
+        )
+
+
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_trusted_torch_ops_on_uint8_match_eager(pipeline):
+    a, b = (torch.from_numpy(v) for v in unsigned_values(np.uint8))
+    inputs = (a, b, a > 100, torch.tensor([7, 4, 0, 5]))
+    module = TrustedUnsignedTorchOps()
+    compiled = lighthouse.compile(module, inputs, pipeline=pipeline)
+    for index, (actual, expected) in enumerate(zip(compiled(*inputs), module(*inputs))):
+        assert actual.dtype == expected.dtype, index
+        torch.testing.assert_close(actual, expected, rtol=0, atol=0, msg=f"output {index}")
+
+
+REFUSED_UNSIGNED_TORCH_OPS = {
+    "division": (lambda x, y: torch.div(x, y, rounding_mode="trunc"), "torch.aten.div.Tensor_mode"),
+    "true-division": (lambda x, y: x / y, "torch.aten.div.Tensor"),
+    "remainder": (lambda x, y: x % y, "torch.aten.remainder.Tensor"),
+    "abs": (lambda x, y: x.abs(), "torch.aten.abs"),
+    "sort": (lambda x, y: x.sort().values, "torch.aten.sort"),
+    "clamp-to-tensors": (lambda x, y: x.clamp(y[:1], y[1:2]), "torch.aten.clamp.Tensor"),
+    "times-a-float": (lambda x, y: x * 2.5, "torch.aten.mul.Scalar"),
+    "times-int32": (lambda x, y: x * y.int(), "torch.aten.mul.Tensor"),
+    "sum-to-int64": (lambda x, y: x.sum(), "torch.aten.sum.dim_IntList"),
+    "less-than-200": (lambda x, y: x < 200, "torch.aten.lt.Scalar"),
+    "float-to-the-power": (
+        lambda x, y: torch.pow(torch.full((8,), 1.01), x),
+        "torch.aten.pow.Tensor_Tensor",
+    ),
+    # Undefined conversions (arith.fptosi of 200.0 to i8), which the default
+    # pipeline's scalars happen to get right and the fast one's vectors not.
+    "float-to-uint8": (
+        lambda x, y: (x.float() + 0.25).to(torch.uint8),
+        "torch.aten.to.dtype",
+        "fast",
+    ),
+    "negation": (lambda x, y: -x, "torch.aten.neg", "fast"),
+}
+
+
+class Function(torch.nn.Module):
+    def __init__(self, function):
+        super().__init__()
+        self.function = function
+
+    def forward(self, *args):
+        return self.function(*args)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            name,
+            marks=pytest.mark.xfail(
+                strict=True,
+                raises=AssertionError,
+                reason=f"torch-mlir lowers {op} on unsigned integers as on signed ones",
+            ),
+        )
+        for name, (_, op, *_) in REFUSED_UNSIGNED_TORCH_OPS.items()
+    ],
+)
+def test_refused_torch_ops_on_uint8_are_wrong(name, monkeypatch):
+    function, op, *pipeline = REFUSED_UNSIGNED_TORCH_OPS[name]
+    inputs = tuple(torch.from_numpy(v) for v in unsigned_values(np.uint8))
+    with pytest.raises(lighthouse.ingress.LoweringError, match=f"'{op}' on unsigned integers"):
+        lighthouse.compile(Function(function), inputs)
+    without_the_unsigned_check(monkeypatch)
+    compiled = lighthouse.compile(Function(function), inputs, pipeline=(pipeline or ["default"])[0])
+    actual = compiled(*inputs)
+    torch.testing.assert_close(actual, function(*inputs), rtol=1e-5, atol=0)
+
+
+def test_torch_compile_runs_refused_unsigned_ops_eagerly():
+    from lighthouse.torch_backend import Backend
+
+    def model(x, y):
+        return x // y + x, x > y
+
+    a, b = (torch.from_numpy(v) for v in unsigned_values(np.uint8))
+    backend = Backend()
+    for actual, expected in zip(torch.compile(model, backend=backend)(a, b), model(a, b)):
+        torch.testing.assert_close(actual, expected, rtol=0, atol=0)
+    (graph,) = backend.graphs
+    assert list(graph.eager_ops) == ["aten.div.Tensor_mode"]
+    assert "uint8" in str(graph.parts[0])

@@ -618,6 +618,155 @@ def test_nodes_of_subgraphs_are_named_after_the_node_holding_them():
 
 
 # ===------------------------------------------------------------------------===#
+# Unsigned integers: torch-mlir computes some ops on them as on signed ones
+# (lighthouse.ingress._unsigned); those are refused, naming the op and node.
+# test_compile.py checks the ops trusted against ONNX's reference evaluator
+# and eager PyTorch, and shows the refused ones wrong.
+# ===------------------------------------------------------------------------===#
+
+
+def unsigned_refusals():
+    from onnx import TensorProto, helper
+
+    u8, u64, f32 = TensorProto.UINT8, TensorProto.UINT64, TensorProto.FLOAT
+
+    def binary(op, element=u8, name=None):
+        return onnx_model(
+            [helper.make_node(op, ["a", "b"], ["y"], name=name or op.lower())],
+            {"a": (element, [4]), "b": (element, [4])},
+            {"y": (element, [4])},
+        )
+
+    return [
+        pytest.param(binary("Div"), "torch.aten.div.Tensor", ["div"], id="div-uint8"),
+        pytest.param(binary("Div", u64), "torch.aten.div.Tensor", ["div"], id="div-uint64"),
+        pytest.param(binary("Mod"), "torch.aten.remainder.Tensor", ["mod"], id="mod"),
+        pytest.param(
+            onnx_model(
+                [helper.make_node("Abs", ["a"], ["y"], name="abs")],
+                {"a": (u8, [4])},
+                {"y": (u8, [4])},
+            ),
+            "torch.aten.abs",
+            ["abs"],
+            id="abs",
+        ),
+        pytest.param(
+            onnx_model(
+                [helper.make_node("TopK", ["a", "k"], ["y", "i"], name="topk")],
+                {"a": (u64, [4]), "k": (TensorProto.INT64, [1])},
+                {"y": (u64, [2]), "i": (TensorProto.INT64, [2])},
+            ),
+            "torch.aten.sort",
+            ["topk"],
+            id="topk",
+        ),
+        pytest.param(
+            onnx_model(
+                [helper.make_node("Pow", ["x", "a"], ["y"], name="pow")],
+                {"x": (f32, [4]), "a": (TensorProto.UINT32, [4])},
+                {"y": (f32, [4])},
+            ),
+            "torch.aten.pow.Tensor_Tensor",
+            ["pow"],
+            id="pow-unsigned-exponent",
+        ),
+        pytest.param(
+            onnx_model(
+                [helper.make_node("MatMulInteger", ["a", "b"], ["y"], name="mm")],
+                {"a": (u8, [2, 3]), "b": (u8, [3, 2])},
+                {"y": (TensorProto.INT32, [2, 2])},
+            ),
+            "torch.aten.mm",
+            ["mm"],
+            id="matmul-integer",
+        ),
+    ]
+
+
+@pytest.mark.parametrize("model, op, nodes", unsigned_refusals())
+def test_onnx_ops_lowered_as_signed_are_refused(model, op, nodes):
+    with ir.Context(), pytest.raises(onnx_ingress.LoweringError) as info:
+        onnx_ingress.import_and_lower(model)
+    error = info.value
+    assert error.ops == [op] and error.nodes == nodes
+    first, diagnostic = str(error).split("\n")[:2]
+    assert first.startswith(
+        "lighthouse's check of the ops on unsigned integers before torch-mlir lowers them to "
+        f"linalg failed at ONNX node '{nodes[0]}' ("
+    )
+    assert diagnostic.startswith(f"error: \"{nodes[0]}\": '{op}' on unsigned integers (ui")
+    assert ", refused: " in diagnostic
+
+
+def test_onnx_functions_of_refused_ops_are_expanded():
+    # Clip of uint8 bounds is torch.aten.clamp.Tensor, which torch-mlir clamps
+    # as signed: refused, then expanded into ONNX's function of it (Less,
+    # Where), whose ops torch-mlir lowers right. ReduceL1's function takes Abs.
+    from onnx import TensorProto, helper
+
+    u8 = TensorProto.UINT8
+    clip = onnx_model(
+        [helper.make_node("Clip", ["a", "lo", "hi"], ["y"])],
+        {"a": (u8, [4]), "lo": (u8, []), "hi": (u8, [])},
+        {"y": (u8, [4])},
+    )
+    with ir.Context():
+        _, linalg = onnx_ingress.import_and_lower(clip)
+        text = str(linalg)
+    assert "arith.maxsi" not in text and "arith.cmpi ult" in text
+    l1 = onnx_model(
+        [helper.make_node("ReduceL1", ["a", "axes"], ["y"], keepdims=0)],
+        {"a": (TensorProto.UINT32, [2, 4]), "axes": (TensorProto.INT64, [1])},
+        {"y": (TensorProto.UINT32, [2])},
+        opsets=[("", 18)],
+    )
+    with ir.Context(), pytest.raises(onnx_ingress.LoweringError) as info:
+        onnx_ingress.import_and_lower(l1)
+    assert info.value.ops == ["torch.aten.abs"]
+    assert "of the function ONNX defines node 'ReduceL1_0' (ReduceL1) by" in str(info.value)
+    assert str(info.value).endswith("(after expanding the ONNX functions of ReduceL1)")
+
+
+UNSIGNED_TORCH_REFUSALS = {
+    "floor-division": (lambda x, y: x // y, "torch.aten.div.Tensor_mode"),
+    "remainder": (lambda x, y: x % y, "torch.aten.remainder.Tensor"),
+    "true-division": (lambda x, y: x / y, "torch.aten.div.Tensor"),
+    "abs": (lambda x, y: x.abs(), "torch.aten.abs"),
+    "sort": (lambda x, y: x.sort().values, "torch.aten.sort"),
+    "clamp-to-tensors": (lambda x, y: x.clamp(y, y), "torch.aten.clamp.Tensor"),
+    "times-a-float": (lambda x, y: x * 2.5, "torch.aten.mul.Scalar"),
+    "times-int32": (lambda x, y: x * y.int(), "torch.aten.mul.Tensor"),
+    "sum-to-int64": (lambda x, y: x.sum(), "torch.aten.sum.dim_IntList"),
+    "less-than-200": (lambda x, y: x < 200, "torch.aten.lt.Scalar"),
+    "float-exponent": (lambda x, y: torch.pow(1.01, x), "torch.aten.pow.Scalar"),
+    "pad-with-a-float": (
+        lambda x, y: torch.nn.functional.pad(x, (1, 1), value=200),
+        "torch.aten.constant_pad_nd",
+    ),
+}
+
+
+class Function(torch.nn.Module):
+    def __init__(self, function):
+        super().__init__()
+        self.function = function
+
+    def forward(self, *args):
+        return self.function(*args)
+
+
+@pytest.mark.parametrize("name", UNSIGNED_TORCH_REFUSALS)
+def test_torch_ops_lowered_as_signed_are_refused(name):
+    function, op = UNSIGNED_TORCH_REFUSALS[name]
+    x = torch.tensor([200, 255, 7, 128], dtype=torch.uint8)
+    with ir.Context(), pytest.raises(torch_ingress.LoweringError) as info:
+        torch_ingress.to_linalg(Function(function), (x, x.flip(0)))
+    assert info.value.ops == [op]
+    assert f"'{op}' on unsigned integers (ui8), refused: " in str(info.value)
+
+
+# ===------------------------------------------------------------------------===#
 # Without the extras
 # ===------------------------------------------------------------------------===#
 

@@ -121,9 +121,10 @@ class FloorHalf(torch.nn.Module):
         return p // 2
 
 
-def test_uint8_floor_division_crashes_torch_mlir_not_the_caller():
+def test_int8_floor_division_crashes_torch_mlir_not_the_caller():
+    # (uint8's is refused before torch-mlir lowers it: lighthouse.ingress._unsigned.)
     with pytest.raises(LoweringCrash) as info:
-        lighthouse.compile(FloorHalf(), (torch.arange(10, dtype=torch.uint8),))
+        lighthouse.compile(FloorHalf(), (torch.arange(10, dtype=torch.int8),))
     assert (info.value.stage, info.value.signal) == (LINALG_STAGE, "SIGSEGV")
     x = torch.arange(10, dtype=torch.float32)
     np.testing.assert_array_equal(lighthouse.compile(FloorHalf(), (x,))(x), x // 2)

@@ -24,8 +24,8 @@ from ._torch_mlir import (
     LoweringError,
     import_context,
     require,
-    run_pipelines,
 )
+from ._unsigned import run_checked_pipelines
 
 __all__ = [
     "ExchangeError",
@@ -306,12 +306,16 @@ def lower_to_linalg(module: ir.Module, *, time_limit: Optional[float] = None) ->
     torch-mlir's passes run in a process of their own, stopped after
     `time_limit` seconds (by default `LIGHTHOUSE_LOWERING_TIME_LIMIT`, else 300).
 
+    A model with unsigned tensors is checked on the torch backend contract
+    for the ops torch-mlir would compute as on signed integers (`_unsigned`).
+
     Raises:
-      LoweringError: an op could not be lowered; `.ops` names it.
+      LoweringError: an op could not be lowered, or on unsigned integers would
+        be lowered wrongly; `.ops` names it.
       ExchangeError: IR did not cross between torch-mlir's MLIR and lighthouse's.
       LoweringCrash: torch-mlir crashed, or went past the time limit.
     """
-    return run_pipelines(module, ONNX_TO_LINALG_STAGES, time_limit)
+    return run_checked_pipelines(module, ONNX_TO_LINALG_STAGES, time_limit)
 
 
 def to_linalg(model: ModelLike, **import_options) -> ir.Module:
