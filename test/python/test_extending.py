@@ -273,6 +273,41 @@ def test_the_example_builds_and_runs_from_the_wheels_alone(wheels_only_venv):
     assert "LLVM copies: 1" in result
 
 
+def test_the_build_backend_names_a_missing_compiler_first(tmp_path):
+    """Without lighthouse's compiler on the machine (hidden here in a mount
+    namespace), pip's output starts with one line saying which to install."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("hiding the compiler needs root and unshare")
+    major = lighthouse.MLIR_VERSION.split(".")[0]
+    compiler = Path(shutil.which(f"clang-{major}") or "/nonexistent").resolve()
+    if not compiler.is_file():
+        pytest.skip(f"clang-{major} is not installed")
+    pip = (
+        f"{sys.executable} -m pip install --no-deps --no-build-isolation "
+        f"--target {tmp_path / 'site'} {EXAMPLE}"
+    )
+    result = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "bash",
+            "-c",
+            f"mount --bind /dev/null {compiler} && {pip}",
+        ],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k not in ("CC", "CXX")},
+    )
+    assert result.returncode != 0
+    lines = [line.strip(" │╰─>") for line in (result.stdout + result.stderr).splitlines()]
+    first = next(line for line in lines if line.startswith("error: lighthouse was built with"))
+    assert f"(clang-{major}), which a dialect built against it must use" in first
+    assert f"apt install clang-{major}" in first
+    assert "CMake" not in result.stdout + result.stderr
+
+
 def test_sdk_and_examples_pin_this_lighthouse():
     """lighthouse, its SDK wheel and the examples built against them share one
     version: a dialect holds the C++ ABI of the lighthouse it was built with."""
