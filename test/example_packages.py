@@ -1,6 +1,7 @@
 """The repository's example packages, installed as a user installs them: by
 pip, into a folder of their own, against the installed lighthouse."""
 
+import importlib.metadata
 import os
 import shutil
 import subprocess
@@ -56,6 +57,22 @@ def install_example(name: str, folder: Path, *, copy: bool = True, env=None) -> 
         env=env,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    return site
+
+
+def install_against_installed_lighthouse(name: str, folder: Path) -> Path:
+    """Installs `examples/<name>` by pip, from its sources, into `folder/site`
+    against the lighthouse installed in this environment (skips the test when
+    lighthouse is a build tree on PYTHONPATH); returns that folder."""
+    if "lighthouse" not in {d.metadata["Name"] for d in importlib.metadata.distributions()}:
+        pytest.skip(
+            "lighthouse is not installed (a build tree on PYTHONPATH): the examples "
+            "build against an installed lighthouse"
+        )
+    start = time.perf_counter()
+    # From the sources themselves: scikit-build-core builds in a temporary folder.
+    site = install_example(name, folder, copy=False, env=clang_environment())
+    print(f"\nexamples/{name}: pip install took {time.perf_counter() - start:.1f} s")
     return site
 
 

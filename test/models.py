@@ -21,6 +21,16 @@ except ImportError:  # The ONNX helpers below do not need torch.
 
 if torch is not None:
 
+    class Function(torch.nn.Module):
+        """A module computing a function of its inputs, for tests of one op."""
+
+        def __init__(self, function):
+            super().__init__()
+            self.function = function
+
+        def forward(self, *args):
+            return self.function(*args)
+
     def larger_torch_models():
         """(name, module, example inputs, dynamic shapes) of models larger than
         the test models, in layouts real networks use."""

@@ -1191,20 +1191,24 @@ def without_the_unsigned_check(monkeypatch):
     monkeypatch.setattr(_unsigned, "check", lambda module: None)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
+def lowered_as_signed(ops: dict, op_of) -> list:
+    """The cases of `ops`, each expected to fail (strictly) for as long as
+    torch-mlir computes its op (`op_of(case)`) on unsigned integers as on
+    signed ones."""
+    return [
         pytest.param(
             name,
             marks=pytest.mark.xfail(
                 strict=True,
                 raises=AssertionError,
-                reason=f"torch-mlir lowers {op} on unsigned integers as on signed ones",
+                reason=f"torch-mlir lowers {op_of(case)} on unsigned integers as on signed ones",
             ),
         )
-        for name, (_, _, op, *_) in REFUSED_UNSIGNED_ONNX_OPS.items()
-    ],
-)
+        for name, case in ops.items()
+    ]
+
+
+@pytest.mark.parametrize("name", lowered_as_signed(REFUSED_UNSIGNED_ONNX_OPS, lambda case: case[2]))
 def test_refused_onnx_ops_on_unsigned_integers_are_wrong(name, monkeypatch):
     from onnx.reference import ReferenceEvaluator
 
@@ -1287,36 +1291,18 @@ REFUSED_UNSIGNED_TORCH_OPS = {
 }
 
 
-class Function(torch.nn.Module):
-    def __init__(self, function):
-        super().__init__()
-        self.function = function
-
-    def forward(self, *args):
-        return self.function(*args)
-
-
 @pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(
-                strict=True,
-                raises=AssertionError,
-                reason=f"torch-mlir lowers {op} on unsigned integers as on signed ones",
-            ),
-        )
-        for name, (_, op, *_) in REFUSED_UNSIGNED_TORCH_OPS.items()
-    ],
+    "name", lowered_as_signed(REFUSED_UNSIGNED_TORCH_OPS, lambda case: case[1])
 )
 def test_refused_torch_ops_on_uint8_are_wrong(name, monkeypatch):
     function, op, *pipeline = REFUSED_UNSIGNED_TORCH_OPS[name]
     inputs = tuple(torch.from_numpy(v) for v in unsigned_values(np.uint8))
     with pytest.raises(lighthouse.ingress.LoweringError, match=f"'{op}' on unsigned integers"):
-        lighthouse.compile(Function(function), inputs)
+        lighthouse.compile(models.Function(function), inputs)
     without_the_unsigned_check(monkeypatch)
-    compiled = lighthouse.compile(Function(function), inputs, pipeline=(pipeline or ["default"])[0])
+    compiled = lighthouse.compile(
+        models.Function(function), inputs, pipeline=(pipeline or ["default"])[0]
+    )
     actual = compiled(*inputs)
     torch.testing.assert_close(actual, function(*inputs), rtol=1e-5, atol=0)
 

@@ -2,16 +2,14 @@
 dialect package (examples/downstream-dialect) used next to lighthouse in one
 context, and loaded into lh-opt as a plugin."""
 
-import importlib.metadata
 import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from example_packages import clang_environment, install_example
+from example_packages import install_against_installed_lighthouse
 
 import lighthouse
 
@@ -23,21 +21,9 @@ LIBS = Path(lighthouse.__file__).parent / "_mlir_libs"
 @pytest.fixture(scope="module")
 def installed_example(tmp_path_factory):
     """The example installed by pip into its own folder, against the installed lighthouse."""
-    if "lighthouse" not in {d.metadata["Name"] for d in importlib.metadata.distributions()}:
-        pytest.skip(
-            "lighthouse is not installed (a build tree on PYTHONPATH): the example "
-            "builds against an installed lighthouse"
-        )
-    start = time.perf_counter()
-    # From the sources themselves: scikit-build-core builds in a temporary folder.
-    target = install_example(
-        "downstream-dialect",
-        tmp_path_factory.mktemp("example"),
-        copy=False,
-        env=clang_environment(),
+    return install_against_installed_lighthouse(
+        "downstream-dialect", tmp_path_factory.mktemp("example")
     )
-    print(f"\nexamples/downstream-dialect: pip install took {time.perf_counter() - start:.1f} s")
-    return target
 
 
 USER_STORY = """

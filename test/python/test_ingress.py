@@ -747,21 +747,12 @@ UNSIGNED_TORCH_REFUSALS = {
 }
 
 
-class Function(torch.nn.Module):
-    def __init__(self, function):
-        super().__init__()
-        self.function = function
-
-    def forward(self, *args):
-        return self.function(*args)
-
-
 @pytest.mark.parametrize("name", UNSIGNED_TORCH_REFUSALS)
 def test_torch_ops_lowered_as_signed_are_refused(name):
     function, op = UNSIGNED_TORCH_REFUSALS[name]
     x = torch.tensor([200, 255, 7, 128], dtype=torch.uint8)
     with ir.Context(), pytest.raises(torch_ingress.LoweringError) as info:
-        torch_ingress.to_linalg(Function(function), (x, x.flip(0)))
+        torch_ingress.to_linalg(models.Function(function), (x, x.flip(0)))
     assert info.value.ops == [op]
     assert f"'{op}' on unsigned integers (ui8), refused: " in str(info.value)
 

@@ -13,17 +13,9 @@ onnx = pytest.importorskip(
 )
 
 import lighthouse  # noqa: E402
+import models  # noqa: E402
 
 PIPELINES = ["default", "fast"]
-
-
-class Function(torch.nn.Module):
-    def __init__(self, function):
-        super().__init__()
-        self.function = function
-
-    def forward(self, *args):
-        return self.function(*args)
 
 
 def _random(*shape, seed=0):
@@ -66,7 +58,7 @@ CASES = {
 @pytest.mark.parametrize("name", CASES)
 def test_matches_eager(name, pipeline):
     function, inputs = CASES[name]
-    compiled = lighthouse.compile(Function(function), inputs, pipeline=pipeline)
+    compiled = lighthouse.compile(models.Function(function), inputs, pipeline=pipeline)
     expected = function(*inputs)
     actual = compiled(*inputs)
     if isinstance(expected, torch.Tensor):
@@ -80,7 +72,7 @@ def test_sort_keeps_equal_keys_in_order():
     # Many ties: the values must be sorted and the positions of equal values
     # increasing (the merge sort is stable).
     x = torch.randint(0, 4, (3, 1000), generator=torch.Generator().manual_seed(0)).float()
-    compiled = lighthouse.compile(Function(lambda x: torch.sort(x, 1)), (x,))
+    compiled = lighthouse.compile(models.Function(lambda x: torch.sort(x, 1)), (x,))
     values, positions = (torch.as_tensor(r) for r in compiled(x))
     torch.testing.assert_close(values, torch.sort(x, 1).values)
     torch.testing.assert_close(torch.gather(x, 1, positions), values)
@@ -108,7 +100,7 @@ def test_sort_of_a_dynamic_size():
 @pytest.mark.parametrize("rows", [[0, 6, 1], [0, -7, 1]])
 def test_scatter_index_out_of_range_raises(pipeline, rows):
     function, inputs = CASES["index_put_accumulate"]
-    compiled = lighthouse.compile(Function(function), inputs, pipeline=pipeline)
+    compiled = lighthouse.compile(models.Function(function), inputs, pipeline=pipeline)
     x, _, v = inputs
     with pytest.raises(ValueError, match="scatter index out of bounds"):
         compiled(x, torch.tensor(rows + [0]), v)

@@ -3,15 +3,13 @@ example built against an installed lighthouse: the tally dialect, its ODS
 over several .td files, a custom type with a Python class, a folder, a
 lowering pass, and its library as lh-opt plugin and in a pipeline."""
 
-import importlib.metadata
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from example_packages import clang_environment, install_example
+from example_packages import install_against_installed_lighthouse
 
 import lighthouse
 
@@ -21,20 +19,9 @@ LIBS = Path(lighthouse.__file__).parent / "_mlir_libs"
 @pytest.fixture(scope="module")
 def installed_example(tmp_path_factory):
     """The example installed by pip into its own folder, against the installed lighthouse."""
-    if "lighthouse" not in {d.metadata["Name"] for d in importlib.metadata.distributions()}:
-        pytest.skip(
-            "lighthouse is not installed (a build tree on PYTHONPATH): the example "
-            "builds against an installed lighthouse"
-        )
-    start = time.perf_counter()
-    target = install_example(
-        "standalone-dialect",
-        tmp_path_factory.mktemp("standalone"),
-        copy=False,
-        env=clang_environment(),
+    return install_against_installed_lighthouse(
+        "standalone-dialect", tmp_path_factory.mktemp("standalone")
     )
-    print(f"\nexamples/standalone-dialect: pip install took {time.perf_counter() - start:.1f} s")
-    return target
 
 
 def run_python(script: str, site: Path) -> str:
