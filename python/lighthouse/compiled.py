@@ -34,6 +34,61 @@ _ELEMENT_TYPES = {
     "ui64": np.uint64,
 }
 
+# Element types numpy has no dtype of cross bit for bit as ml_dtypes' (the
+# dtypes ONNX gives them; torch's of the same names are the same bits): by
+# MLIR's element type, the name of ml_dtypes' dtype. Compiled code holds an
+# i4 in a byte of its own, upper bits zero, as ml_dtypes' int4 and uint4
+# arrays do. ml_dtypes is imported when a signature has one of them.
+_ML_DTYPES = {
+    "bf16": "bfloat16",
+    "f8E4M3FN": "float8_e4m3fn",
+    "f8E4M3FNUZ": "float8_e4m3fnuz",
+    "f8E5M2": "float8_e5m2",
+    "f8E5M2FNUZ": "float8_e5m2fnuz",
+    "i4": "int4",
+    "ui4": "uint4",
+}
+# Those torch has no tensors of that lighthouse could pass (torch.int4 and
+# torch.uint4 are placeholders, without a layout or arithmetic of their own).
+_NOT_IN_TORCH = ("int4", "uint4")
+
+
+def _ml_dtype(name: str) -> np.dtype:
+    """ml_dtypes' dtype `name` ("bfloat16", ...)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ImportError(
+            f"lighthouse passes tensors of {name} as numpy arrays of ml_dtypes.{name}: "
+            "install the ml_dtypes package (pip install ml_dtypes; lighthouse[onnx] and "
+            "lighthouse[torch] bring it)",
+            name="ml_dtypes",
+        ) from None
+    return np.dtype(getattr(ml_dtypes, name))
+
+
+def _element_dtype(element: str) -> np.dtype:
+    """The dtype tensors of MLIR's element type `element` cross as; KeyError
+    for an element type lighthouse does not pass."""
+    if element in _ML_DTYPES:
+        return _ml_dtype(_ML_DTYPES[element])
+    return np.dtype(_ELEMENT_TYPES[element])
+
+
+def _dtype_named(name: str) -> np.dtype:
+    """The dtype of a saved manifest's `name` (`np.dtype.name`)."""
+    return _ml_dtype(name) if name in _ML_DTYPES.values() else np.dtype(name)
+
+
+def _stand_in(dtype: np.dtype) -> Optional[np.dtype]:
+    """The unsigned integer dtype of the width of `dtype` that the native call
+    takes and gives in its place when `dtype` is one of ml_dtypes' (which
+    DLPack does not carry); None for numpy's own."""
+    if dtype.name in _ML_DTYPES.values():
+        return np.dtype(f"uint{8 * dtype.itemsize}")
+    return None
+
+
 # OpenMP threads that wait for work after a parallel region spin for 200 ms by
 # default, taking the cores from everything else in the process (PyTorch's own
 # threads, say); yield them at once instead, unless the user chose otherwise.
@@ -46,6 +101,8 @@ class _TensorSpec:
 
     def __init__(self, dtype: np.dtype, shape: list, scalar: bool = False, value=None):
         self.dtype = np.dtype(dtype)
+        # The dtype the native call passes it as, if not its own (`_stand_in`).
+        self.stand_in = _stand_in(self.dtype)
         self.shape = list(shape)  # None for a dynamic dimension
         self.scalar = scalar
         # The only value a scalar may take: torch.export makes a Python number
@@ -55,12 +112,12 @@ class _TensorSpec:
     @classmethod
     def of_type(cls, tensor_type: ir.RankedTensorType) -> "_TensorSpec":
         element = str(tensor_type.element_type)
-        if element not in _ELEMENT_TYPES:
+        if element not in _ELEMENT_TYPES and element not in _ML_DTYPES:
             raise NotImplementedError(
                 f"lighthouse cannot yet pass tensors of {element} to compiled code"
             )
         return cls(
-            _ELEMENT_TYPES[element],
+            _element_dtype(element),
             [
                 None if tensor_type.is_dynamic_dim(i) else tensor_type.shape[i]
                 for i in range(tensor_type.rank)
@@ -77,22 +134,25 @@ class _TensorSpec:
 
     def as_unsigned(self, element: str) -> None:
         """Makes this (signless) integer tensor cross as the unsigned `element`
-        ("ui8", ...) the model declares: the same bits, with the dtype numpy
-        and torch give them."""
-        unsigned = np.dtype(_ELEMENT_TYPES[element])
-        if self.scalar or self.dtype.kind != "i" or self.dtype.itemsize != unsigned.itemsize:
+        ("ui8", ..., "ui4") the model declares: the same bits, with the dtype
+        numpy and torch (ml_dtypes for ui4) give them."""
+        if self.scalar or self.dtype != _element_dtype(element.removeprefix("u")):
             raise ValueError(
                 f"the model declares {element}, but the compiled function takes {self.describe()}"
             )
-        self.dtype = unsigned
+        self.dtype = _element_dtype(element)
+        self.stand_in = _stand_in(self.dtype)
 
     @classmethod
     def from_json(cls, spec: dict) -> "_TensorSpec":
-        return cls(spec["dtype"], spec["shape"], spec.get("scalar", False), spec.get("value"))
+        return cls(
+            _dtype_named(spec["dtype"]), spec["shape"], spec.get("scalar", False), spec.get("value")
+        )
 
     def native(self) -> tuple:
         """As `NativeFunction` takes it."""
-        return (self.dtype.kind, self.dtype.itemsize, [-1 if d is None else d for d in self.shape])
+        dtype = self.dtype if self.stand_in is None else self.stand_in
+        return (dtype.kind, dtype.itemsize, [-1 if d is None else d for d in self.shape])
 
     def to_json(self) -> dict:
         spec = {"dtype": self.dtype.name, "shape": self.shape}
@@ -149,9 +209,29 @@ class CompiledModule:
         self._arguments = list(arguments)
         self._results = list(results)
         self._scalar_results = any(r.scalar for r in self._results)
+        # Results the native call gives as another dtype, viewed as theirs:
         # nanobind makes uint64 results numpy's `ulonglong`, which numpy takes
-        # for uint64 but torch.from_numpy does not: viewed as numpy's uint64.
-        self._uint64_results = [i for i, r in enumerate(self._results) if r.dtype == np.uint64]
+        # for uint64 but torch.from_numpy does not; ml_dtypes' come as their
+        # stand-ins.
+        self._viewed_results = [
+            (i, r.dtype)
+            for i, r in enumerate(self._results)
+            if r.dtype == np.uint64 or r.stand_in is not None
+        ]
+        # Those that become torch tensors of torch's dtype of the same name
+        # (bfloat16, float8_*) through their stand-ins.
+        self._torch_views = [
+            (i, r.stand_in, r.dtype.name)
+            for i, r in enumerate(self._results)
+            if r.stand_in is not None
+        ]
+        # With an argument that the native call takes as its stand-in, every
+        # call is checked first: the native call alone would take a uint16
+        # array for a bfloat16 one.
+        self._stand_in_arguments = any(a.stand_in is not None for a in self._arguments)
+        self._not_in_torch = [
+            (i, r.dtype) for i, r in enumerate(self._results) if r.dtype.name in _NOT_IN_TORCH
+        ]
         self._fixed = [(i, a.value) for i, a in enumerate(self._arguments) if a.value is not None]
         self.pipeline = pipeline
         self.timings = {} if timings is None else timings
@@ -207,12 +287,24 @@ class CompiledModule:
                     f"argument {index}: lighthouse takes dense tensors, got a {value.layout} one "
                     "(to_dense() makes one)"
                 )
-            # Checked before numpy(), which refuses some dtypes (bfloat16) and
-            # complex tensors with the conjugate bit in its own words.
+            # Checked before numpy(), which refuses some dtypes (complex
+            # tensors with the conjugate bit) in its own words.
             dtype = str(value.dtype).removeprefix("torch.")
+            if spec.stand_in is not None and spec.dtype.name in _NOT_IN_TORCH:
+                raise TypeError(
+                    f"argument {index}: expected {spec.dtype} elements, which torch has no "
+                    f"tensors of that lighthouse can pass (torch.{spec.dtype} is a placeholder): "
+                    f"pass a numpy array of ml_dtypes.{spec.dtype}, got a tensor of {dtype}"
+                )
             if dtype != spec.dtype.name:
                 raise TypeError(f"argument {index}: expected {spec.dtype} elements, got {dtype}")
-            value = value.detach().resolve_neg().numpy()
+            value = value.detach().resolve_neg()
+            if spec.stand_in is not None:
+                # numpy() refuses bfloat16 and float8 tensors: their bits, as
+                # ml_dtypes' dtype of the same name.
+                value = value.view(getattr(torch, spec.stand_in.name)).numpy().view(spec.dtype)
+            else:
+                value = value.numpy()
         elif not isinstance(value, np.ndarray):
             raise TypeError(
                 f"argument {index}: expected a numpy array or a torch tensor "
@@ -231,7 +323,9 @@ class CompiledModule:
                     f"argument {index}: dimension {dim} must be {expected} "
                     f"({spec.describe()}), got shape {tuple(value.shape)}"
                 )
-        return value if value.flags.c_contiguous else np.ascontiguousarray(value)
+        if not value.flags.c_contiguous:
+            value = np.ascontiguousarray(value)
+        return value if spec.stand_in is None else value.view(spec.stand_in)
 
     @staticmethod
     def _scalar_argument(index: int, value, spec: _TensorSpec) -> np.ndarray:
@@ -277,7 +371,10 @@ class CompiledModule:
                     # DLPack hands over a negative view's memory without its
                     # negation (torch._neg_view): such a tensor is resolved below.
                     negated = negated or a.is_neg()
-        outputs = None if negated else self._function(*args)
+        # With torch tensors, a result torch has no dtype of is refused
+        # once the arguments are checked.
+        unchecked = negated or self._stand_in_arguments or (tensors and self._not_in_torch)
+        outputs = None if unchecked else self._function(*args)
         if outputs is None:
             # An argument is not a contiguous array of the expected dtype and
             # shape, or is a negative view: check it, then report or convert it.
@@ -285,23 +382,34 @@ class CompiledModule:
                 raise TypeError(
                     f"{self.signature()} takes {len(self._arguments)} arguments, got {len(args)}"
                 )
-            outputs = self._function(
-                *[
-                    self._check_argument(i, a, s, torch)
-                    for i, (a, s) in enumerate(zip(args, self._arguments))
-                ]
-            )
+            checked = [
+                self._check_argument(i, a, s, torch)
+                for i, (a, s) in enumerate(zip(args, self._arguments))
+            ]
+            if tensors and self._not_in_torch:
+                index, dtype = self._not_in_torch[0]
+                raise TypeError(
+                    f"result {index} is of {dtype}, which torch has no tensors of that "
+                    f"lighthouse can give (torch.{dtype} is a placeholder): call "
+                    f"{self.signature()} with numpy arrays, to have numpy arrays of ml_dtypes' "
+                    "dtypes back"
+                )
+            outputs = self._function(*checked)
             if outputs is None:
                 kinds = ", ".join(type(a).__name__ for a in args)
                 raise TypeError(
                     f"lighthouse could not pass ({kinds}) to {self.signature()} "
                     "although they passed its checks: a lighthouse bug"
                 )
-        for index in self._uint64_results:
-            outputs[index] = outputs[index].view(np.uint64)
+        for index, dtype in self._viewed_results:
+            outputs[index] = outputs[index].view(dtype)
         # Results are of the kind the arguments are; scalars are numbers.
         if tensors:
+            for index, stand_in, name in self._torch_views:
+                outputs[index] = outputs[index].view(stand_in)
             outputs = [torch.from_numpy(o) for o in outputs]
+            for index, _, name in self._torch_views:
+                outputs[index] = outputs[index].view(getattr(torch, name))
         if self._scalar_results:
             outputs = [o.item() if s.scalar else o for o, s in zip(outputs, self._results)]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)

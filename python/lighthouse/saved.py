@@ -24,15 +24,17 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ._version import LIGHTHOUSE_VERSION, MLIR_VERSION
-from .compiled import _ELEMENT_TYPES, CompiledModule, _TensorSpec
+from .compiled import _ELEMENT_TYPES, _ML_DTYPES, CompiledModule, _TensorSpec
 
 __all__ = ["cache_key", "is_saved", "link_shared_library", "load", "save"]
 
 # A saved CompiledModule: a folder with the code and a manifest. Format 2
 # added the hashes to the manifest and the manifest to the library; format 3,
 # unsigned dtypes (uint8 ... uint64) where the model declares them, where
-# format 2 had the signed ones of the compiled code's signless integers.
-_FORMAT = 3
+# format 2 had the signed ones of the compiled code's signless integers;
+# format 4, ml_dtypes' (bfloat16, float8_*, int4, uint4), which lighthouses
+# of format 3 took for a damaged manifest.
+_FORMAT = 4
 _LIBRARY = "module.so"
 _MANIFEST = "manifest.json"
 # The symbol of the library's copy of its manifest but for the hash (a
@@ -50,7 +52,7 @@ _FIELDS = {
     "code": str,
     "sha256": str,
 }
-_DTYPES = sorted(np.dtype(t).name for t in _ELEMENT_TYPES.values())
+_DTYPES = sorted([np.dtype(t).name for t in _ELEMENT_TYPES.values()] + list(_ML_DTYPES.values()))
 _JSON_TYPES = {int: "an integer", str: "a string", list: "an array"}
 # The sha256 of each library this process loaded, by path. The dynamic loader
 # hands back the library it loaded under a name even once the file is

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from lighthouse.compiler import compile_module
+from lighthouse.compiler import CompileError, compile_module
 
 # lighthouse-cpu's deallocation pass copies a returned input or constant
 # itself; without it, the compiled code returns them as they are, and the
@@ -276,7 +276,7 @@ def test_failed_runtime_check_raises(pipeline, tmp_path):
 
 PARALLEL_CHECK = '''
 import numpy as np
-from lighthouse.compiler import compile_module
+from lighthouse.compiler import CompileError, compile_module
 compiled = compile_module("""
 func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
   %zero = arith.constant 0.0 : f32
@@ -529,3 +529,228 @@ def test_unsigned_signature_is_saved_loaded_and_cached(tmp_path):
     assert first.results[0][0] == np.uint8 and second.results[0][0] == np.int8
     again = lighthouse.compile_onnx(unsigned_add(np.uint8), cache_dir=cache)
     assert "cache-load" in again.timings and again.results[0][0] == np.uint8
+
+
+# ===------------------------------------------------------------------------===#
+# Element types numpy has no dtype of (bf16, f8E4M3FN ..., i4): arrays of
+# ml_dtypes' dtypes (as ONNX gives them) and torch's bfloat16 and float8
+# tensors, bit for bit.
+# ===------------------------------------------------------------------------===#
+
+ML_DTYPES = {
+    "bf16": "bfloat16",
+    "f8E4M3FN": "float8_e4m3fn",
+    "f8E4M3FNUZ": "float8_e4m3fnuz",
+    "f8E5M2": "float8_e5m2",
+    "f8E5M2FNUZ": "float8_e5m2fnuz",
+    "i4": "int4",
+}
+
+# Takes two vectors; returns the second as it is (a copy) and both concatenated
+# (a buffer the compiled code allocated).
+SWAP = """
+func.func @main(%a: tensor<{n}x{t}>, %b: tensor<{n}x{t}>) -> (tensor<{n}x{t}>, tensor<{m}x{t}>) {{
+  %c = tensor.concat dim(0) %b, %a : (tensor<{n}x{t}>, tensor<{n}x{t}>) -> tensor<{m}x{t}>
+  return %b, %c : tensor<{n}x{t}>, tensor<{m}x{t}>
+}}"""
+
+
+def ml_dtype(name):
+    ml_dtypes = pytest.importorskip("ml_dtypes", reason="needs ml_dtypes (lighthouse[onnx])")
+    return np.dtype(getattr(ml_dtypes, name))
+
+
+def every_value(name):
+    """Every value of ml_dtypes' `name`: each bit pattern (NaNs, infinities,
+    subnormals, -0 included), each of -8 ... 7 for int4."""
+    dtype = ml_dtype(name)
+    if name in ("int4", "uint4"):
+        low = -8 if name == "int4" else 0
+        return np.arange(low, low + 16).astype(dtype)
+    return np.arange(1 << (8 * dtype.itemsize)).astype(f"uint{8 * dtype.itemsize}").view(dtype)
+
+
+def bits(array):
+    return array.view(f"uint{8 * array.dtype.itemsize}")
+
+
+def swap(element, n, **options):
+    return compile_module(SWAP.format(n=n, m=2 * n, t=element), **options)
+
+
+@pytest.mark.parametrize("element", ML_DTYPES)
+def test_ml_dtypes_arrays_cross_bit_for_bit(element):
+    name = ML_DTYPES[element]
+    a = every_value(name)
+    b = a[::-1]  # Not contiguous: copied once.
+    n = a.size
+    compiled = swap(element, n)
+    assert (
+        compiled.signature() == f"main({name}[{n}], {name}[{n}]) -> ({name}[{n}], {name}[{2 * n}])"
+    )
+    assert compiled.arguments == ((a.dtype, (n,)),) * 2
+    first, both = compiled(a, b)
+    assert first.dtype == both.dtype == a.dtype
+    np.testing.assert_array_equal(bits(first), bits(b))
+    np.testing.assert_array_equal(bits(both), bits(np.concatenate([b, a])))
+    # An array of another dtype of the same width is refused, not reinterpreted.
+    standin = bits(a).dtype
+    with pytest.raises(TypeError, match=f"^argument 1: expected {name} elements, got {standin}$"):
+        compiled(a, bits(b))
+    with pytest.raises(TypeError, match=f"^argument 0: expected {name} elements, got float32$"):
+        compiled(a.astype(np.float32), b)
+
+
+I4_LAYOUT = """
+#map = affine_map<(d0) -> (d0)>
+func.func @main(%a: tensor<16xi8>, %b: tensor<16xi4>) -> (tensor<16xi4>, tensor<16xi8>) {
+  %e4 = tensor.empty() : tensor<16xi4>
+  %t = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%a : tensor<16xi8>) outs(%e4 : tensor<16xi4>) {
+  ^bb0(%x: i8, %o: i4):
+    %y = arith.trunci %x : i8 to i4
+    linalg.yield %y : i4
+  } -> tensor<16xi4>
+  %e8 = tensor.empty() : tensor<16xi8>
+  %s = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%b : tensor<16xi4>) outs(%e8 : tensor<16xi8>) {
+  ^bb0(%x: i4, %o: i8):
+    %y = arith.extsi %x : i4 to i8
+    linalg.yield %y : i8
+  } -> tensor<16xi8>
+  return %t, %s : tensor<16xi4>, tensor<16xi8>
+}"""
+
+
+def test_int4_elements_take_a_byte_each_as_in_llvm():
+    # LLVM stores an i4 in a byte of its own, upper bits zero, as ml_dtypes'
+    # int4 arrays hold them; it packs vectors of i4 (two a byte), which the
+    # fast pipeline's vectorizer would load: refused (test_compile.py).
+    compiled = compile_module(I4_LAYOUT)
+    wide = np.array([-128, -9, -8, -1, 0, 1, 7, 8, 15, 16, 23, 100, 127, 0x5A, -0x5B, 3], np.int8)
+    narrow = every_value("int4")
+    truncated, extended = compiled(wide, narrow)
+    assert truncated.dtype == ml_dtype("int4")
+    np.testing.assert_array_equal(bits(truncated), wide.view(np.uint8) & 0x0F)
+    np.testing.assert_array_equal(truncated.astype(np.int8), ((wide.astype(np.int16) + 8) & 15) - 8)
+    np.testing.assert_array_equal(bits(narrow), np.arange(-8, 8) & 0x0F)
+    np.testing.assert_array_equal(extended, np.arange(-8, 8, dtype=np.int8))
+    with pytest.raises(
+        CompileError,
+        match=r"made vector loads or stores of i4 \('llvm.store' at loc\(\"-\":8:10\), 2 in all\)",
+    ):
+        compile_module(I4_LAYOUT, pipeline="fast")
+
+
+FLOAT_TORCH_DTYPES = [e for e in ML_DTYPES if e != "i4"]
+
+
+@pytest.mark.parametrize("element", FLOAT_TORCH_DTYPES)
+def test_bfloat16_and_float8_torch_tensors_in_and_out(element):
+    torch = pytest.importorskip("torch", reason="needs lighthouse[torch]")
+    name = ML_DTYPES[element]
+    dtype = getattr(torch, name)
+    values = bits(every_value(name))
+    standin = getattr(torch, values.dtype.name)
+    # torch has few ops of these dtypes (and of uint16): made and compared as
+    # numpy's bits. b is not contiguous.
+    a = torch.from_numpy(values).view(dtype)
+    b = torch.from_numpy(np.stack([values[::-1], values], axis=1))[:, 0].view(dtype)
+    assert not b.is_contiguous()
+    compiled = swap(element, values.size)
+    first, both = compiled(a, b)
+    assert first.dtype == both.dtype == dtype
+    np.testing.assert_array_equal(first.view(standin).numpy(), values[::-1])
+    np.testing.assert_array_equal(
+        both.view(standin).numpy(), np.concatenate([values[::-1], values])
+    )
+    with pytest.raises(TypeError, match=f"^argument 0: expected {name} elements, got float32$"):
+        compiled(a.float(), b)
+    with pytest.raises(
+        TypeError, match=f"^argument 1: expected {name} elements, got {values.dtype}$"
+    ):
+        compiled(a, b.view(standin))
+
+
+def test_torch_has_no_int4_tensors_to_pass():
+    torch = pytest.importorskip("torch", reason="needs lighthouse[torch]")
+    compiled = swap("i4", 16)
+    message = (
+        "^argument 0: expected int4 elements, which torch has no tensors of that lighthouse "
+        r"can pass \(torch.int4 is a placeholder\): pass a numpy array of ml_dtypes.int4, "
+        "got a tensor of {}$"
+    )
+    for tensor in (torch.zeros(16, dtype=torch.int8), torch.empty(16, dtype=torch.int4)):
+        with pytest.raises(TypeError, match=message.format(str(tensor.dtype)[6:])):
+            compiled(tensor, tensor)
+    # Nor results: the call would give torch tensors.
+    to_int4 = compile_module("""
+    func.func @main(%a: tensor<4xi8>) -> tensor<4xi4> {
+      %t = arith.trunci %a : tensor<4xi8> to tensor<4xi4>
+      return %t : tensor<4xi4>
+    }""")
+    with pytest.raises(TypeError, match=r"^result 0 is of int4, which torch has no tensors of"):
+        to_int4(torch.zeros(4, dtype=torch.int8))
+    assert to_int4(np.array([1, -1, 8, 7], np.int8)).astype(np.int8).tolist() == [1, -1, -8, 7]
+
+
+def test_ml_dtypes_is_named_when_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)
+    with pytest.raises(
+        ImportError,
+        match=r"^lighthouse passes tensors of bfloat16 as numpy arrays of ml_dtypes.bfloat16: "
+        "install the ml_dtypes package",
+    ):
+        swap("bf16", 4)
+    # Signatures without such types do not need it.
+    compile_module(SUBTRACT_ROW)
+
+
+def test_ml_dtypes_are_saved_and_loaded(tmp_path):
+    import json
+
+    from lighthouse.saved import load
+
+    compiled = swap("bf16", 4)
+    compiled.save(tmp_path / "swap")
+    manifest = json.loads((tmp_path / "swap" / "manifest.json").read_text())
+    assert [a["dtype"] for a in manifest["arguments"]] == ["bfloat16", "bfloat16"]
+    loaded = load(tmp_path / "swap")
+    assert loaded.signature() == compiled.signature()
+    a = np.array([1.5, -2, np.inf, np.nan], ml_dtype("bfloat16"))
+    first, both = loaded(a, a[::-1])
+    np.testing.assert_array_equal(bits(both), bits(np.concatenate([a[::-1], a])))
+
+
+def uint4_model():
+    """An ONNX model passing a uint4 vector through, and widening it to uint8."""
+    pytest.importorskip("onnx", reason="needs lighthouse[onnx]")
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [
+            helper.make_node("Identity", ["a"], ["same"]),
+            helper.make_node("Cast", ["a"], ["wide"], to=TensorProto.UINT8),
+        ],
+        "g",
+        [helper.make_tensor_value_info("a", TensorProto.UINT4, [16])],
+        [
+            helper.make_tensor_value_info("same", TensorProto.UINT4, [16]),
+            helper.make_tensor_value_info("wide", TensorProto.UINT8, [16]),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def test_uint4_tensors_cross_as_the_model_declares_them():
+    import lighthouse
+
+    compiled = lighthouse.compile_onnx(uint4_model())
+    assert compiled.signature() == "g(uint4[16]) -> (uint4[16], uint8[16])"
+    a = every_value("uint4")
+    same, wide = compiled(a)
+    assert same.dtype == a.dtype
+    np.testing.assert_array_equal(bits(same), bits(a))
+    np.testing.assert_array_equal(wide, np.arange(16, dtype=np.uint8))
+    with pytest.raises(TypeError, match="^argument 0: expected uint4 elements, got int4$"):
+        compiled(a.view(ml_dtype("int4")))

@@ -1320,3 +1320,243 @@ def test_torch_compile_runs_refused_unsigned_ops_eagerly():
     (graph,) = backend.graphs
     assert list(graph.eager_ops) == ["aten.div.Tensor_mode"]
     assert "uint8" in str(graph.parts[0])
+
+
+# ===------------------------------------------------------------------------===#
+# bfloat16, float8 and 4-bit integers, with values across their range
+# (negative, subnormal, NaN and infinities): what the compiled code computes
+# on them, against ONNX's reference evaluator and eager PyTorch, bit for bit.
+# ===------------------------------------------------------------------------===#
+
+
+def ml_dtype(name):
+    ml_dtypes = pytest.importorskip("ml_dtypes", reason="needs ml_dtypes (lighthouse[onnx])")
+    return np.dtype(getattr(ml_dtypes, name))
+
+
+def same_bits(actual, expected):
+    """Where `actual` and `expected` (arrays of one float dtype) hold the same
+    bits, or NaNs both."""
+    width = f"uint{8 * expected.dtype.itemsize}"
+    nan = np.isnan(actual.astype(np.float32)) & np.isnan(expected.astype(np.float32))
+    return (actual.view(width) == expected.view(width)) | nan
+
+
+def subnormal(values):
+    """Where `values` are subnormal, or the smallest normal number that a
+    subnormal float32 rounds to (float32's and bfloat16's exponents are one)."""
+    magnitude = np.abs(values.astype(np.float32))
+    return (magnitude > 0) & (magnitude <= np.finfo(np.float32).tiny)
+
+
+def bfloat16_ops():
+    """An ONNX model of bfloat16 ops, its inputs: every bfloat16 value (Cast to
+    float32, Relu, Neg, Abs); float32 values at, between and halfway between
+    bfloat16 ones (Cast to bfloat16); pairs of bfloat16 values across the range
+    and of near magnitudes, so that sums cancel (Add, Sub, Mul, Div); matrices
+    (MatMul)."""
+    from onnx import TensorProto, helper
+
+    bf16, f32 = TensorProto.BFLOAT16, TensorProto.FLOAT
+    dtype = ml_dtype("bfloat16")
+    every = np.arange(1 << 16, dtype=np.uint16).view(dtype)
+    high = np.arange(1 << 16, dtype=np.uint32) << 16
+    floats = np.concatenate([high, high | 0x8000, high | 0x7FFF, high | 0x8001]).view(np.float32)
+    rng = np.random.default_rng(0)
+    n = 1 << 14
+    a = rng.integers(0, 1 << 16, n, dtype=np.uint16).view(dtype)
+    b = rng.integers(0, 1 << 16, n, dtype=np.uint16).view(dtype)
+    with np.errstate(all="ignore"):
+        b[: n // 2] = (a[: n // 2].astype(np.float32) * rng.uniform(-2, 2, n // 2)).astype(dtype)
+    m1 = rng.standard_normal((16, 64)).astype(dtype)
+    m2 = rng.standard_normal((64, 24)).astype(dtype)
+    node, outputs = helper.make_node, {}
+
+    def out(name, element, shape):
+        outputs[name] = (element, shape)
+        return name
+
+    nodes = [
+        node("Cast", ["every"], [out("CastToFloat", f32, [1 << 16])], to=f32),
+        node("Cast", ["floats"], [out("CastToBfloat16", bf16, [floats.size])], to=bf16),
+        *[node(op, ["every"], [out(op, bf16, [1 << 16])]) for op in ("Relu", "Neg", "Abs")],
+        *[node(op, ["a", "b"], [out(op, bf16, [n])]) for op in ("Add", "Sub", "Mul", "Div")],
+        node("MatMul", ["m1", "m2"], [out("MatMul", bf16, [16, 24])]),
+    ]
+    inputs = {
+        "every": (bf16, [1 << 16]),
+        "floats": (f32, [floats.size]),
+        "a": (bf16, [n]),
+        "b": (bf16, [n]),
+        "m1": (bf16, [16, 64]),
+        "m2": (bf16, [64, 24]),
+    }
+    return onnx_graph(nodes, inputs, outputs, opset=21), [every, floats, a, b, m1, m2]
+
+
+def bfloat16_results(pipeline):
+    """The outputs of `bfloat16_ops` compiled, and ONNX's reference outputs."""
+    from onnx.reference import ReferenceEvaluator
+
+    model, feeds = bfloat16_ops()
+    names = [i.name for i in model.graph.input]
+    with np.errstate(all="ignore"):
+        expected = ReferenceEvaluator(model).run(None, dict(zip(names, feeds)))
+    actual = lighthouse.compile_onnx(model, pipeline=pipeline)(*feeds)
+    return model, feeds, actual, expected
+
+
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_bfloat16_onnx_ops_match_the_reference(pipeline):
+    model, feeds, actual, expected = bfloat16_results(pipeline)
+    for output, value, reference in zip(model.graph.output, actual, expected):
+        assert value.dtype == reference.dtype, output.name
+        right = same_bits(value, reference)
+        # Results in bfloat16's subnormal range may be flushed to zero (below).
+        flushed = subnormal(reference) & (value.astype(np.float32) == 0)
+        wrong = np.flatnonzero(~(right | flushed))
+        assert wrong.size == 0, (
+            output.name,
+            value.ravel()[wrong[:4]],
+            reference.ravel()[wrong[:4]],
+        )
+    # As eager PyTorch computes them (but Relu, which keeps -0).
+    every, floats, a, b, m1, m2 = (torch.from_numpy(f.view(f"uint{8 * f.itemsize}")) for f in feeds)
+    every, a, b, m1, m2 = (t.view(torch.bfloat16) for t in (every, a, b, m1, m2))
+    floats = floats.view(torch.float32)
+    eager = {
+        "CastToFloat": every.float(),
+        "CastToBfloat16": floats.to(torch.bfloat16),
+        "Neg": -every,
+        "Abs": every.abs(),
+        "Add": a + b,
+        "Sub": a - b,
+        "Mul": a * b,
+        "Div": a / b,
+        "MatMul": m1 @ m2,
+    }
+    for output, value in zip(model.graph.output, actual):
+        if output.name in eager:
+            expected = eager[output.name]
+            standin = torch.uint16 if expected.dtype == torch.bfloat16 else torch.uint32
+            expected = expected.view(standin).numpy().view(value.dtype)
+            flushed = subnormal(expected) & (value.astype(np.float32) == 0)
+            assert np.all(same_bits(value, expected) | flushed), output.name
+
+
+def has_avx512_bf16():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return " avx512_bf16" in f.read()
+    except OSError:
+        return False
+
+
+@pytest.mark.xfail(
+    has_avx512_bf16(),
+    strict=True,
+    raises=AssertionError,
+    reason="on CPUs with AVX512-BF16, LLVM rounds float32 to bfloat16 with vcvtneps2bf16, "
+    "which flushes subnormal results to zero",
+)
+def test_bfloat16_subnormal_results_are_kept():
+    model, feeds, actual, expected = bfloat16_results("default")
+    for output, value, reference in zip(model.graph.output, actual, expected):
+        assert np.all(same_bits(value, reference)), output.name
+
+
+def four_bit_ops(name):
+    """An ONNX model of ops on ml_dtypes' `name` (int4 or uint4), its inputs:
+    each value of the type, zero points across it."""
+    from onnx import TensorProto, helper
+
+    element = TensorProto.INT4 if name == "int4" else TensorProto.UINT4
+    wide = TensorProto.INT8 if name == "int4" else TensorProto.UINT8
+    f32, f16, i32 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.INT32
+    dtype = ml_dtype(name)
+    low = -8 if name == "int4" else 0
+    # Rows of 16: the fast pipeline's vectorizer takes them.
+    values = np.tile(np.arange(low, low + 16), (4, 1)).astype(dtype)
+    zero_points = np.array([low, low + 7, low + 8, low + 15]).astype(dtype)
+    node, outputs = helper.make_node, {}
+
+    def out(op, element_type, shape=(4, 16)):
+        outputs[op] = (element_type, list(shape))
+        return op
+
+    nodes = [
+        *[node("Cast", ["x"], [out(f"Cast{to}", to)], to=to) for to in (f32, f16, wide, i32)],
+        node("Identity", ["x"], [out("Identity", element)]),
+        node("Transpose", ["x"], [out("Transpose", element, (16, 4))], perm=[1, 0]),
+        node("DequantizeLinear", ["x", "s", "z0"], [out("DequantizeLinear", f32)]),
+        node("DequantizeLinear", ["x", "s", "z1"], [out("DequantizeLinear1", f32)]),
+    ]
+    inputs = {"x": (element, [4, 16]), "s": (f32, []), "z0": (element, []), "z1": (element, [])}
+    feeds = [
+        values,
+        np.array(0.5, np.float32),
+        zero_points[:1].reshape(()),
+        zero_points[2:3].reshape(()),
+    ]
+    return onnx_graph(nodes, inputs, outputs, opset=21), feeds
+
+
+@pytest.mark.parametrize("name", ["int4", "uint4"])
+def test_four_bit_onnx_ops_match_the_reference(name):
+    from onnx.reference import ReferenceEvaluator
+
+    model, feeds = four_bit_ops(name)
+    names = [i.name for i in model.graph.input]
+    expected = ReferenceEvaluator(model).run(None, dict(zip(names, feeds)))
+    actual = lighthouse.compile_onnx(model)(*feeds)
+    for output, value, reference in zip(model.graph.output, actual, expected):
+        assert value.dtype == reference.dtype, output.name
+        np.testing.assert_array_equal(value, reference, err_msg=output.name)
+    # The fast pipeline's vectors of i4 would be packed, 2 elements a byte.
+    with pytest.raises(CompileError, match="made vector loads or stores of i4 "):
+        lighthouse.compile_onnx(model, pipeline="fast")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="LLVM packs the vectors of i4 the fast pipeline loads, 2 elements a byte",
+)
+@pytest.mark.parametrize("name", ["int4", "uint4"])
+def test_four_bit_vectors_of_the_fast_pipeline_are_wrong(name, monkeypatch):
+    from onnx.reference import ReferenceEvaluator
+
+    from lighthouse import compiler
+
+    monkeypatch.setattr(compiler, "_sub_byte_vector_element", lambda t: None)
+    model, feeds = four_bit_ops(name)
+    names = [i.name for i in model.graph.input]
+    expected = ReferenceEvaluator(model).run(None, dict(zip(names, feeds)))
+    actual = lighthouse.compile_onnx(model, pipeline="fast")(*feeds)
+    for output, value, reference in zip(model.graph.output, actual, expected):
+        np.testing.assert_array_equal(value, reference, err_msg=output.name)
+
+
+@pytest.mark.parametrize(
+    "name", ["float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz"]
+)
+def test_float8_conversions_are_not_lowered_and_say_so(name):
+    from onnx import TensorProto, helper
+
+    element = helper.np_dtype_to_tensor_dtype(ml_dtype(name))
+    f32 = TensorProto.FLOAT
+    model = onnx_graph(
+        [helper.make_node("Cast", ["x"], ["y"], to=f32)],
+        {"x": (element, [4])},
+        {"y": (f32, [4])},
+        opset=21,
+    )
+    mlir = {"float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2"}.get(name) or (
+        "f8E4M3FNUZ" if "e4m3" in name else "f8E5M2FNUZ"
+    )
+    with pytest.raises(
+        CompileError,
+        match=f"'arith.extf' at loc\\(\"Cast_0\"\\)\n\\(MLIR lowers no arithmetic or conversion "
+        f"of {mlir} to CPU code: lighthouse passes such tensors, but cannot yet compute on them\\)",
+    ):
+        lighthouse.compile_onnx(model)

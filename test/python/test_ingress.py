@@ -699,6 +699,34 @@ def test_onnx_ops_lowered_as_signed_are_refused(model, op, nodes):
     assert ", refused: " in diagnostic
 
 
+def test_uint4_tensors_are_checked_as_the_other_unsigned_ones():
+    # ONNX's uint4 is ui4 to torch-mlir, i4 after its lowering: a per-axis
+    # DequantizeLinear takes its zero points as signed, as for uint8; a
+    # per-tensor one (sub.Tensor, mul.Tensor) is trusted.
+    from onnx import TensorProto, helper
+
+    u4, f32 = TensorProto.UINT4, TensorProto.FLOAT
+
+    def dequantize(shape, **axis):
+        return onnx_model(
+            [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq", **axis)],
+            {"x": (u4, [2, 4]), "s": (f32, shape), "z": (u4, shape)},
+            {"y": (f32, [2, 4])},
+            opsets=[("", 21)],
+        )
+
+    with ir.Context(), pytest.raises(onnx_ingress.LoweringError) as info:
+        onnx_ingress.import_and_lower(dequantize([4], axis=1))
+    assert info.value.ops == ["torch.aten._make_per_channel_quantized_tensor"]
+    assert (
+        "'torch.aten._make_per_channel_quantized_tensor' on unsigned integers (ui4), refused: "
+        "torch-mlir takes the zero points as signed, wrong for values of 8 and above"
+    ) in str(info.value)
+    with ir.Context():
+        raw, linalg = onnx_ingress.import_and_lower(dequantize([]))
+        assert "ui4" in str(raw) and "arith.extui" in str(linalg)
+
+
 def test_onnx_functions_of_refused_ops_are_expanded():
     # Clip of uint8 bounds is torch.aten.clamp.Tensor, which torch-mlir clamps
     # as signed: refused, then expanded into ONNX's function of it (Less,

@@ -154,11 +154,15 @@ OLD_FORMAT = {
         (lambda m: m.update(function=3), "function must be a string, got 3"),
         (lambda m: m.update(results={}), "results must be an array, got {}"),
         (lambda m: m.update(sha256="00"), "sha256 must be a sha256, 64 hexadecimal digits"),
-        (set_argument("dtype", "bfloat16"), 'arguments[0]: dtype "bfloat16" is none of bool, '),
+        (
+            set_argument("dtype", "float8_e8m0fnu"),
+            'arguments[0]: dtype "float8_e8m0fnu" is none of bfloat16, bool, ',
+        ),
         (
             set_argument("dtype", "uint128"),
-            'arguments[0]: dtype "uint128" is none of bool, float16, float32, float64, int16, '
-            "int32, int64, int8, uint16, uint32, uint64, uint8;",
+            'arguments[0]: dtype "uint128" is none of bfloat16, bool, float16, float32, float64, '
+            "float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, int16, int32, int4, "
+            "int64, int8, uint16, uint32, uint4, uint64, uint8;",
         ),
         (set_argument("shape", [-1]), "arguments[0]: shape must be a list of sizes"),
         (set_argument("shape", [True]), "arguments[0]: shape must be a list of sizes"),
@@ -199,7 +203,7 @@ def test_bad_manifest_fields_are_named(exp, edit, error):
             json.dumps(OLD_FORMAT),
             f"manifest.json: the module was saved by lighthouse {LIGHTHOUSE_VERSION} on MLIR "
             f"{MLIR_VERSION} (format 1); this is lighthouse {LIGHTHOUSE_VERSION} on MLIR "
-            f"{MLIR_VERSION} (format 3): compile it again",
+            f"{MLIR_VERSION} (format 4): compile it again",
         ),
     ],
     ids=["truncated", "not-text", "not-an-object", "old-format"],
@@ -220,7 +224,7 @@ def test_versions_are_checked(exp):
     with pytest.raises(
         ValueError,
         match=r"manifest.json: the module was saved by lighthouse .* on MLIR 0.1 \(format 1\); "
-        r"this is lighthouse .* on MLIR .* \(format 3\): compile it again",
+        r"this is lighthouse .* on MLIR .* \(format 4\): compile it again",
     ):
         load(exp)
 

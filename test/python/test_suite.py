@@ -289,6 +289,26 @@ def test_stratified_sample_covers_groups():
     assert [c.name for c in select_cases(cases, only="^c_")] == [f"c_{i}" for i in range(10)]
 
 
+def test_bfloat16_outputs_are_compared_within_two_ulps():
+    # As ONNX's backend test runner compares them: rtol 1e-3 would take one
+    # bfloat16 ULP (2^-8 relative) for a difference.
+    import numpy as np
+
+    from lighthouse.suite.check import compare_outputs
+
+    bfloat16 = pytest.importorskip("ml_dtypes").bfloat16
+    want = np.array([1.0, -0.443359375, 3.0], bfloat16)
+    two_ulps = np.array([1.0078125, -0.4453125, 3.0], bfloat16)
+    assert compare_outputs([two_ulps], [want], rtol=1e-3, atol=1e-7).ok
+    four_ulps = np.array([1.03125, -0.443359375, 3.0], bfloat16)
+    comparison = compare_outputs([four_ulps], [want], rtol=1e-3, atol=1e-7)
+    assert comparison.message == (
+        "output 0: 1 of 3 elements outside rtol 0.015625, atol 1e-07 (max abs error 0.0312)"
+    )
+    as_float32 = [a.astype(np.float32) for a in (two_ulps, want)]
+    assert not compare_outputs(as_float32[:1], as_float32[1:], rtol=1e-3, atol=1e-7).ok
+
+
 onnx = pytest.importorskip("onnx")
 
 

@@ -2,8 +2,8 @@
 with them, and the check that refuses the others.
 
 MLIR's integers are signless: torch-mlir's lowering from the torch backend
-contract to linalg turns a model's unsigned tensors (`ui8` ... `ui64`, and
-`!torch.quint8`) into `i8` ... `i64`, and has to pick unsigned operations
+contract to linalg turns a model's unsigned tensors (`ui8` ... `ui64`, ONNX's
+`ui4`, and `!torch.quint8`) into `i8` ... `i64` and `i4`, and has to pick unsigned operations
 (`arith.divui`, `cmpi ult`, `uitofp`, `extui`, `maxui` ...) from the torch
 types. It does for some ops and not for others, which it computes as on
 signed integers: results silently wrong for values of 2^(bits-1) and above
@@ -44,7 +44,7 @@ STAGE = "lighthouse's check of the ops on unsigned integers before torch-mlir lo
 # type (`!torch.list<vtensor<[4],ui8>>`).
 _TENSOR = re.compile(r"vtensor<[^<>]*,([^<>,]+)>")
 #: Unsigned element types, by bits.
-UNSIGNED = {"ui8": 8, "ui16": 16, "ui32": 32, "ui64": 64, "!torch.quint8": 8}
+UNSIGNED = {"ui4": 4, "ui8": 8, "ui16": 16, "ui32": 32, "ui64": 64, "!torch.quint8": 8}
 _FLOATS = {"f16", "bf16", "f32", "f64"}
 
 

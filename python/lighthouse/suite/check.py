@@ -24,6 +24,12 @@ class Comparison:
         self.max_rel_error = max_rel_error
 
 
+# bfloat16's elements are 8 bits of precision: ONNX's backend test runner
+# compares them within at least two of their ULPs, whatever the test's own
+# rtol (1e-3 would take one ULP, 2^-8, for a difference).
+BFLOAT16_RTOL = 2.0**-6
+
+
 def _is_float(dtype: np.dtype) -> bool:
     return dtype.kind in "fc" or dtype.name in ("bfloat16",) or dtype.name.startswith("float")
 
@@ -33,7 +39,8 @@ def compare_outputs(
 ) -> Comparison:
     """Compares as ONNX's backend tests do: the same number of outputs, each of
     the same dtype and shape; floating-point elements within
-    `atol + rtol * |expected|` with NaNs in the same places, others equal."""
+    `atol + rtol * |expected|` (bfloat16 ones within rtol `BFLOAT16_RTOL` at
+    least) with NaNs in the same places, others equal."""
     if len(actual) != len(expected):
         return Comparison(False, f"{len(actual)} outputs, expected {len(expected)}")
     max_abs = max_rel = None
@@ -51,6 +58,7 @@ def compare_outputs(
                 differing = int(np.count_nonzero(got != want))
                 return Comparison(False, f"{where}: {differing} of {want.size} elements differ")
             continue
+        output_rtol = max(rtol, BFLOAT16_RTOL) if want.dtype.name == "bfloat16" else rtol
         got64 = got.astype(np.complex128 if want.dtype.kind == "c" else np.float64)
         want64 = want.astype(got64.dtype)
         got_nan, want_nan = np.isnan(got64), np.isnan(want64)
@@ -71,12 +79,12 @@ def compare_outputs(
             case_rel = float(np.nanmax(relative))
             max_abs = case_abs if max_abs is None else max(max_abs, case_abs)
             max_rel = case_rel if max_rel is None else max(max_rel, case_rel)
-        outside = ~(error <= atol + rtol * magnitude)
+        outside = ~(error <= atol + output_rtol * magnitude)
         if np.any(outside):
             return Comparison(
                 False,
                 f"{where}: {int(np.count_nonzero(outside))} of {want.size} elements "
-                f"outside rtol {rtol:g}, atol {atol:g} (max abs error {max_abs:.3g})",
+                f"outside rtol {output_rtol:g}, atol {atol:g} (max abs error {max_abs:.3g})",
                 max_abs,
                 max_rel,
             )
