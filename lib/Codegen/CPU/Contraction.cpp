@@ -237,12 +237,11 @@ static Value fuseProducers(ImplicitLocOpBuilder &b,
 /// peeling fails: then every tile is whole, and is vectorized in place.
 /// transform.alternatives tries the first on a copy of the function and
 /// falls back to the second; so it comes last, as no handle into the
-/// function survives it. Either way the tile's rows may still read as a
-/// dynamic min(rows - i, 8) (MLIR proves neither that it is 8 in the peeled
-/// loop when the rows were computed, b * 15 say, nor from the bounds of an
-/// unpeeled loop), so the tile is vectorized under masks, all true at run
-/// time, and the masks are moved into the transfers' operands: the later
-/// lowering of reads that broadcast (A's elements) fails under a mask.
+/// function survives it. The tile's rows usually fold to 8; where they
+/// still read as min(rows - i, 8) (MLIR did not fold it when the rows were
+/// resolved as b * 15 for fused consumers), the tile is vectorized under
+/// masks, all true at run time, moved into the transfers' operands: the
+/// later lowering of reads that broadcast (A's elements) fails under a mask.
 static void vectorizeDynamicRows(const BuildContext &context,
                                  tx::Handle function) {
   ImplicitLocOpBuilder &b = context.builder;
