@@ -54,7 +54,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ._fuzz_seeds import MLIR_SEEDS, ONNX_SEEDS
 from .progress import Progress
-from .runner import end_process_group
+from .runner import end_process_group, start_worker
 
 __all__ = [
     "KNOWN_LIGHTHOUSE",
@@ -1206,23 +1206,14 @@ class _Worker:
     """A worker process, its announcement pipe, and its output in a file."""
 
     def __init__(self):
-        read_end, write_end = os.pipe()
         self.log = tempfile.TemporaryFile(prefix="lh-fuzz-worker-")
         environment = dict(os.environ)
         # One thread each for the compiled code and LLVM's JIT: a fuzz run
         # shares the machine, and threads add nothing to what it finds.
         environment["OMP_NUM_THREADS"] = "1"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "lighthouse.suite.fuzz", "--worker-fd", str(write_end)],
-            stdin=subprocess.PIPE,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            pass_fds=(write_end,),
-            env=environment,
-            start_new_session=True,
+        self.process, self.events = start_worker(
+            ["lighthouse.suite.fuzz"], "--worker-fd", self.log, environment
         )
-        os.close(write_end)
-        self.events = read_end
         self.buffer = b""
         self.cases = 0
 

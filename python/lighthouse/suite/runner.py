@@ -143,35 +143,38 @@ def select_cases(
     return [c for c in chosen if c.name in picked]
 
 
+def start_worker(arguments: list, fd_option: str, log, environment: dict):
+    """Starts `python -m <arguments>` in a session of its own (so that its
+    whole process group can be ended), its output into `log`, with the write
+    end of a new pipe passed as `fd_option <fd>`; returns the process and the
+    pipe's read end, on which it announces its events."""
+    read_end, write_end = os.pipe()
+    process = subprocess.Popen(
+        [sys.executable, "-m", *arguments, fd_option, str(write_end)],
+        stdin=subprocess.PIPE,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        pass_fds=(write_end,),
+        env=environment,
+        start_new_session=True,
+    )
+    os.close(write_end)
+    return process, read_end
+
+
 class _Worker:
     """A worker process, its event pipe, and the task it works on."""
 
     def __init__(self, threads: int, selector: selectors.BaseSelector):
-        read_end, write_end = os.pipe()
         self.log = tempfile.TemporaryFile(prefix="lh-suite-worker-")
         environment = dict(os.environ)
         # Every compiler on the same number of threads: OpenMP (lighthouse's
         # code), and the libraries that read these at load time.
         for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
             environment[variable] = str(threads)
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "lighthouse.suite.worker",
-                "--fd",
-                str(write_end),
-                "--threads",
-                str(threads),
-            ],
-            stdin=subprocess.PIPE,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            pass_fds=(write_end,),
-            env=environment,
-            start_new_session=True,
+        self.process, read_end = start_worker(
+            ["lighthouse.suite.worker", "--threads", str(threads)], "--fd", self.log, environment
         )
-        os.close(write_end)
         self.events = read_end
         os.set_blocking(read_end, False)
         self.buffer = b""
