@@ -29,12 +29,14 @@ from ._mlir_libs._lighthouse import create_execution_engine, release_buffers
 from .compiled import CompiledModule, _TensorSpec
 from .passmanager import PassManager
 from .saved import load
+from .specialized import SpecializedModule
 
 __all__ = [
     "PIPELINES",
     "CompileError",
     "CompileOptions",
     "CompiledModule",
+    "SpecializedModule",
     "compile",
     "compile_module",
     "compile_onnx",
@@ -493,39 +495,66 @@ def _exported_constants(program) -> Dict[int, Any]:
     }
 
 
-def compile_onnx(model, *, options: Optional[CompileOptions] = None, **kwargs) -> CompiledModule:
+def compile_onnx(
+    model, *, options: Optional[CompileOptions] = None, **kwargs
+) -> Union[CompiledModule, SpecializedModule]:
     """Compiles an ONNX model (a path or a `ModelProto`) to a native CPU callable.
 
     The callable takes arrays in the order of the graph's inputs and returns
     one array, or a tuple for several outputs. Keyword arguments named after
     fields of `CompileOptions` win over `options`; the others go to
     `lighthouse.ingress.onnx.load`.
+
+    A model that cannot be lowered because an op takes its axes, bounds or
+    scales from a graph input gives a `lighthouse.specialized.SpecializedModule`,
+    which compiles the model at each call for the values of those inputs.
     """
     from .ingress import onnx as onnx_ingress
+    from .ingress._onnx_specialize import (
+        bind_inputs,
+        declared_inputs,
+        value_determined_inputs,
+    )
     from .ingress._torch_mlir import start_lowering_process
 
     overrides = {name: value for name, value in kwargs.items() if name in _OPTION_NAMES}
     load_options = {name: value for name, value in kwargs.items() if name not in overrides}
     options = _resolve_options(options, overrides)
     pipeline_text = _resolve_pipeline(options.pipeline)
-    stages = _Stages(options.dump_ir)
     start_lowering_process()
-    with ir.Context():
-        raw, linalg = onnx_ingress.import_and_lower(
-            model,
-            run_stage=stages.timed,
-            time_limit=options.lowering_time_limit,
-            **load_options,
-        )
-        stages.record("torch-onnx", raw)
-        function_name = ir.StringAttr(raw.body.operations[0].attributes["sym_name"]).value
-        return _finish(
-            linalg,
-            function_name,
-            options,
-            pipeline_text,
-            stages,
-            unsigned=_declared_unsigned(raw, function_name),
+
+    def compile_loaded(proto, **load_options) -> CompiledModule:
+        stages = _Stages(options.dump_ir)
+        with ir.Context():
+            raw, linalg = onnx_ingress.import_and_lower(
+                proto,
+                run_stage=stages.timed,
+                time_limit=options.lowering_time_limit,
+                **load_options,
+            )
+            stages.record("torch-onnx", raw)
+            function_name = ir.StringAttr(raw.body.operations[0].attributes["sym_name"]).value
+            return _finish(
+                linalg,
+                function_name,
+                options,
+                pipeline_text,
+                stages,
+                unsigned=_declared_unsigned(raw, function_name),
+            )
+
+    try:
+        return compile_loaded(model, **load_options)
+    except onnx_ingress.LoweringError as error:
+        proto = onnx_ingress.load(model, **load_options)
+        specialized = value_determined_inputs(proto, error.nodes)
+        if not specialized:
+            raise
+        return SpecializedModule(
+            declared_inputs(proto),
+            specialized,
+            lambda values: compile_loaded(bind_inputs(proto, values)),
+            reason=f"without their values: {str(error).splitlines()[0].rstrip(':')}",
         )
 
 

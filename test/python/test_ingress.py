@@ -565,15 +565,29 @@ def lowering_error_cases():
         ),
         pytest.param(
             onnx_model(
-                [helper.make_node("StringConcat", ["x", "x"], ["y"])],
+                [helper.make_node("Identity", ["x"], ["y"])],
                 {"x": (TensorProto.STRING, [2])},
                 {"y": (TensorProto.STRING, [2])},
                 opsets=[("", 20)],
             ),
-            "at graph input 'x' of type string[2], used by ONNX node 'StringConcat_0' "
-            "(StringConcat)",
-            ["StringConcat_0"],
+            "at graph input 'x' of type string[2], used by ONNX node 'Identity_0' (Identity)",
+            ["Identity_0"],
             id="signature",
+        ),
+        pytest.param(
+            # No conversion takes CumProd: the ONNX conversion leaves it as it
+            # was, and the torch lowering would fail at its axis literal.
+            onnx_model(
+                [helper.make_node("CumProd", ["x", "axis"], ["y"])],
+                {"x": (f32, [5])},
+                {"y": (f32, [5])},
+                initializers=[numpy_helper.from_array(np.array(0, np.int64), "axis")],
+                opsets=[("", 26)],
+            ),
+            "conversion of ONNX ops to the torch backend contract failed at ONNX node "
+            "'CumProd_0' (CumProd), which computes graph output 'y'",
+            ["CumProd_0"],
+            id="left-by-the-conversion",
         ),
     ]
 

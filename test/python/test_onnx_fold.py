@@ -1,6 +1,8 @@
-"""lighthouse.ingress.onnx's folding of values computed from constants, on
-ONNX models built with onnx.helper, compiled and checked against ONNX's
-reference evaluator."""
+"""Values an ONNX model's lowering needs as constants (axes, shapes, bounds):
+folded when computed from constants (lighthouse.ingress.onnx), compiled for
+by value when given as graph inputs (lighthouse.specialized). On ONNX models
+built with onnx.helper, compiled and checked against ONNX's reference
+evaluator."""
 
 import numpy as np
 import pytest
@@ -296,3 +298,118 @@ def test_ops_without_functions_stay_whole():
     )
     # ONNX defines CumSum by no function, and knows no Frobnicate.
     assert _onnx_fold.expand_functions(proto, {"CumSum", "Frobnicate"}) is proto
+
+
+def reference(proto, *inputs):
+    names = [value.name for value in proto.graph.input]
+    return ReferenceEvaluator(proto).run(None, dict(zip(names, inputs)))[0]
+
+
+def sum_over_axes_input():
+    return model(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0)],
+        [("x", TensorProto.FLOAT, [3, 2, 4]), ("axes", TensorProto.INT64, [1])],
+        [("y", TensorProto.FLOAT, ["a", "b"])],
+    )
+
+
+def test_axes_given_as_a_graph_input_are_compiled_for_by_value():
+    proto = sum_over_axes_input()
+    compiled = lighthouse.compile_onnx(proto)
+    assert isinstance(compiled, lighthouse.compiler.SpecializedModule)
+    assert compiled.specialized_inputs == ("axes",)
+    assert "torch.aten.sum.dim_IntList" in compiled.reason
+    x = np.random.default_rng(6).standard_normal((3, 2, 4)).astype(np.float32)
+    for axis in [1, -1, 0, 1]:
+        axes = np.array([axis], np.int64)
+        np.testing.assert_allclose(compiled(x, axes), reference(proto, x, axes), rtol=1e-6)
+    # Each value is compiled once; the code takes the other inputs.
+    one = compiled.specialization(x, np.array([1], np.int64))
+    assert one is compiled.specialization(x + 1, np.array([1], np.int64))
+    assert len(one.arguments) == 1
+    assert one is not compiled.specialization(x, np.array([2], np.int64))
+
+
+def test_values_that_do_not_fit_the_model_are_refused_at_the_call():
+    compiled = lighthouse.compile_onnx(sum_over_axes_input())
+    x = np.zeros((3, 2, 4), np.float32)
+    with pytest.raises(TypeError, match=r"argument 1 \(axes\): expected int64 elements, got int32"):
+        compiled(x, np.array([1], np.int32))
+    with pytest.raises(ValueError, match=r"argument 1 \(axes\): expected shape \(1,\), got \(2,\)"):
+        compiled(x, np.array([1, 2], np.int64))
+    # ONNX's shape inference refuses the value; so does every later call.
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"cannot take axes=\[3\]: .*axis must be in"):
+            compiled(x, np.array([3], np.int64))
+    with pytest.raises(TypeError, match="takes 2 arguments, got 1"):
+        compiled(x)
+
+
+def test_a_specialization_is_saved_and_loaded(tmp_path):
+    proto = sum_over_axes_input()
+    compiled = lighthouse.compile_onnx(proto)
+    axes = np.array([2], np.int64)
+    with pytest.raises(TypeError, match=r"compiled at each call for the values of its inputs axes"):
+        compiled.save(tmp_path / "all")
+    compiled.specialization(np.zeros((3, 2, 4), np.float32), axes).save(tmp_path / "axis2")
+    loaded = lighthouse.compiler.load(tmp_path / "axis2")
+    x = np.arange(24, dtype=np.float32).reshape(3, 2, 4)
+    np.testing.assert_array_equal(loaded(x), reference(proto, x, axes))
+
+
+INT64 = (TensorProto.INT64, np.int64)
+
+
+@pytest.mark.parametrize(
+    "nodes, inputs",
+    [
+        (  # Slice's starts, ends and steps
+            [helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"])],
+            [
+                ("starts", INT64, [0, 3]),
+                ("ends", INT64, [3, 0]),
+                ("axes", INT64, [0, 1]),
+                ("steps", INT64, [1, -1]),
+            ],
+        ),
+        (  # CumSum's axis, through a Cast
+            [
+                helper.make_node("Cast", ["axis"], ["axis64"], to=TensorProto.INT64),
+                helper.make_node("CumSum", ["x", "axis64"], ["y"], reverse=1),
+            ],
+            [("axis", (TensorProto.INT32, np.int32), 1)],
+        ),
+        (  # Pad's pads
+            [helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect")],
+            [("pads", INT64, [0, 1, 0, 2])],
+        ),
+    ],
+    ids=["slice", "cumsum", "pad"],
+)
+def test_shape_operands_of_other_ops_are_compiled_for_by_value(nodes, inputs):
+    proto = model(
+        nodes,
+        [("x", TensorProto.FLOAT, [4, 5])]
+        + [(name, kind, np.shape(value)) for name, (kind, _), value in inputs],
+        [("y", TensorProto.FLOAT, ["a", "b"])],
+    )
+    compiled = lighthouse.compile_onnx(proto, pipeline="fast")
+    assert compiled.specialized_inputs == tuple(name for name, _, _ in inputs)
+    x = np.random.default_rng(7).standard_normal((4, 5)).astype(np.float32)
+    values = [np.array(value, dtype) for _, (_, dtype), value in inputs]
+    np.testing.assert_allclose(compiled(x, *values), reference(proto, x, *values), rtol=1e-6)
+
+
+def test_axes_computed_from_data_are_not_compiled_for_by_value():
+    """Axes that depend on a larger input (here its argmax) come from data:
+    the model is not compiled for each of its values, and fails as before."""
+    proto = model(
+        [
+            helper.make_node("ArgMax", ["w"], ["axes"], keepdims=1),
+            helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0),
+        ],
+        [("x", TensorProto.FLOAT, [3, 2, 4]), ("w", TensorProto.FLOAT, [65])],
+        [("y", TensorProto.FLOAT, ["a", "b"])],
+    )
+    with pytest.raises(onnx_ingress.LoweringError, match="ReduceSum"):
+        lighthouse.compile_onnx(proto)

@@ -80,9 +80,43 @@ def lower(text: str, pipelines: List[str], announce: Callable[[int], None] = lam
                 if "error: unknown: " in diagnostics:
                     answer["placed"] = placed_by_users(module, diagnostics)
                 return answer
+            left = operators_left(module)
+            if left:
+                return {"status": "failed", "stage": stage, "diagnostics": left}
         announce(len(pipelines) + 1)
         lowered = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
     return {"status": "lowered", "text": lowered}
+
+
+def operators_left(module) -> str:
+    """Diagnostics, in the form of a conversion's, for the `torch.operator`
+    ops left in `module`: the ONNX conversion passes leave an op they have no
+    pattern for (onnx.CumProd) as it was, and the next pipeline would fail
+    on its operands instead (a `torch.vtensor.literal`), naming neither."""
+    left = []
+
+    def visit(op) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    child = child.operation
+                    if child.name == "torch.operator":
+                        location = str(child.location)
+                        name = _NAME_LOCATION.match(location)
+                        where = f'"{name.group(1)}"' if name else "unknown"
+                        asm = child.get_asm(
+                            print_generic_op_form=True,
+                            large_elements_limit=16,
+                            use_local_scope=True,
+                        ).splitlines()[0]
+                        left.append(
+                            f"error: {where}: failed to legalize operation 'torch.operator' "
+                            f"that no conversion took: {asm}"
+                        )
+                    visit(child)
+
+    visit(module.operation)
+    return "\n".join(left)
 
 
 #: A value's name in printed IR (`%12`, `%arg0`, `%5#1`).
