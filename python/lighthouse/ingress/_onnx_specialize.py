@@ -26,13 +26,17 @@ __all__ = ["SHAPE_OPERANDS", "bind_inputs", "declared_inputs", "value_determined
 #: determine the shape of a result: `axes` of the reductions, Squeeze,
 #: Unsqueeze, Pad and Slice; `shape` of Reshape and Expand; `scales` and
 #: `sizes` of Resize; Range's `start`, `limit` and `delta`; Dropout's
-#: `ratio` and `training_mode`...
+#: `ratio` and `training_mode`; Loop's trip count `M` and `cond`, and If's
+#: `cond`, which fix how many values a Loop stacks and which branch's
+#: shapes an If has...
 SHAPE_OPERANDS = frozenset(
     {
         "K",
+        "M",
         "axes",
         "axis",
         "block_shape",
+        "cond",
         "delta",
         "depth",
         "dft_length",
@@ -170,8 +174,15 @@ def bind_inputs(proto: "onnx.ModelProto", values: Dict[str, "np.ndarray"]) -> "o
     for name, value in values.items():
         graph.initializer.append(onnx.numpy_helper.from_array(np.asarray(value), name))
     # Subgraphs that capture the input now see the initializer of its name.
+    # Checked without the shapes the model declares, which ONNX's inference
+    # of some ops disagrees with (STFT's onesided results).
+    checked = onnx.ModelProto()
+    checked.CopyFrom(bound)
+    del checked.graph.value_info[:]
+    for value in checked.graph.output:
+        value.type.tensor_type.ClearField("shape")
     try:
-        onnx.shape_inference.infer_shapes(bound, strict_mode=True, data_prop=True)
+        onnx.shape_inference.infer_shapes(checked, strict_mode=True, data_prop=True)
     except onnx.shape_inference.InferenceError as error:
         given = ", ".join(f"{name}={np.asarray(value).tolist()}" for name, value in values.items())
         raise ValueError(f"the model cannot take {given}: {error}") from None

@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Optional, Set, Tuple, Union
 
 from .. import ir
 from ._onnx_fold import expand_functions, fold_constants
+from ._onnx_loops import loops_of_carried_values
 from ._onnx_places import ModelPlaces, all_nodes, locate_the_unlocated, subgraphs
 from ._torch_mlir import (
     ExchangeError,
@@ -190,8 +191,15 @@ def import_model(
     other ops ONNX defines them by, where it does. Values computed from
     constants alone are imported as constants (`fold_constants`).
     """
-    expanded = fold_constants(expand_functions(load(model, **load_options), expand))
+    expanded = _prepared(expand_functions(load(model, **load_options), expand))
     return _import(_name_nodes(expanded, owned=False), context)
+
+
+def _prepared(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+    """`proto` with its values computed from constants folded, then its
+    Scans and Loops with scan outputs made Loops of loop-carried values
+    (`_onnx_loops`), which needs their trip counts folded."""
+    return loops_of_carried_values(fold_constants(proto))
 
 
 def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Module:
@@ -257,7 +265,7 @@ def import_and_lower(
       LoweringCrash: torch-mlir crashed, or went past the time limit.
     """
     run_stage = run_stage or (lambda name, function: function())
-    proto = run_stage("import", lambda: fold_constants(load(model, **load_options)))
+    proto = run_stage("import", lambda: _prepared(load(model, **load_options)))
     earlier = []  # The models before expansion: where expanded nodes come from.
     expanded: Set[str] = set()
     while True:
@@ -296,7 +304,7 @@ def import_and_lower(
             earlier.append(proto)
             proto = run_stage(
                 "import",
-                lambda: _name_nodes(fold_constants(expand_functions(proto, more)), owned=False),
+                lambda: _name_nodes(_prepared(expand_functions(proto, more)), owned=False),
             )
 
 
