@@ -516,6 +516,7 @@ def compile_onnx(
         value_determined_inputs,
     )
     from .ingress._torch_mlir import start_lowering_process
+    from .ingress._unsigned import STAGE as unsigned_check
 
     overrides = {name: value for name, value in kwargs.items() if name in _OPTION_NAMES}
     load_options = {name: value for name, value in kwargs.items() if name not in overrides}
@@ -546,6 +547,8 @@ def compile_onnx(
     try:
         return compile_loaded(model, **load_options)
     except onnx_ingress.LoweringError as error:
+        if error.stage == unsigned_check:
+            raise  # A refusal that no constant changes.
         proto = onnx_ingress.load(model, **load_options)
         specialized = value_determined_inputs(proto, error.nodes)
         if not specialized:

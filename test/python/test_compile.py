@@ -1044,6 +1044,10 @@ def trusted_unsigned_onnx_ops(dtype):
         node("BitwiseAnd", ["a", "b"], [out("BitwiseAnd", element, [8])]),
         node("BitwiseNot", ["a"], [out("BitwiseNot", element, [8])]),
     ]
+    if np.dtype(dtype).itemsize == 1:
+        # Through a wider signed type (`convert_floats_through_signed`);
+        # torch-mlir converts ONNX's Cast to no other unsigned type.
+        nodes.append(node("Cast", ["f"], [out("CastFromFloat", element, [6])], to=element))
     inputs = {
         "a": (element, [8]),
         "b": (element, [8]),
@@ -1064,6 +1068,11 @@ def trusted_unsigned_onnx_ops(dtype):
         np.array(half + 10, dtype),
         np.array([1, 2, 3, 1, 2, 3, 1, 4], dtype),
     ]
+    if np.dtype(dtype).itemsize == 1:
+        # Up to the largest float32 below 2^bits.
+        top = np.nextafter(np.float32(np.iinfo(dtype).max + 1), np.float32(0))
+        inputs["f"] = (f32, [6])
+        feeds.append(np.array([0, 1.5, half - 0.75, half, half + 10.7, top], np.float32))
     initializers = [numpy_helper.from_array(np.array([0], np.int64), "axes")]
     return onnx_graph(nodes, inputs, outputs, initializers), feeds
 
@@ -1173,12 +1182,6 @@ def refused_unsigned_onnx_ops():
             [a64[[3, 4, 1, 7, 0, 2, 5, 6]].reshape(1, 1, 8)],
             "torch.aten.max_pool1d",
         ),
-        "Cast-float-to-uint8": (
-            onnx_graph([node("Cast", ["x"], ["y"], to=u8)], {"x": (f32, [8])}, {"y": (u8, [8])}),
-            [np.array([0, 1.5, 100.7, 127.9, 128, 200.2, 254.9, 255], np.float32)],
-            "torch.aten.to.dtype",
-            "fast",
-        ),
     }
 
 
@@ -1251,6 +1254,7 @@ class TrustedUnsignedTorchOps(torch.nn.Module):
             torch.relu(x),
             torch.sqrt(x),
             x.int() - y,
+            (x.float() + 0.25).to(torch.uint8),
         )
 
 
@@ -1279,13 +1283,6 @@ REFUSED_UNSIGNED_TORCH_OPS = {
     "float-to-the-power": (
         lambda x, y: torch.pow(torch.full((8,), 1.01), x),
         "torch.aten.pow.Tensor_Tensor",
-    ),
-    # Undefined conversions (arith.fptosi of 200.0 to i8), which the default
-    # pipeline's scalars happen to get right and the fast one's vectors not.
-    "float-to-uint8": (
-        lambda x, y: (x.float() + 0.25).to(torch.uint8),
-        "torch.aten.to.dtype",
-        "fast",
     ),
     "negation": (lambda x, y: -x, "torch.aten.neg", "fast"),
 }

@@ -26,6 +26,7 @@ from ._torch_mlir import (
     import_context,
     require,
 )
+from ._unsigned import STAGE as UNSIGNED_CHECK
 from ._unsigned import run_checked_pipelines
 
 __all__ = [
@@ -254,7 +255,9 @@ def import_and_lower(
     function, whose values computed from constants (RMSNormalization's axes)
     are folded in turn, and the lowering tried again; ops of such a function
     that cannot be lowered are expanded in turn. Ops that lower are kept
-    whole, as torch-mlir lowers them better than their expansions.
+    whole, as torch-mlir lowers them better than their expansions. When
+    nothing is left to expand, a model of an opset before `CONVERTED_OPSET`
+    is converted to it and tried again.
     `run_stage(name, function)` runs each stage, "import" and
     "lower-to-linalg", once per attempt (to time them, say). `time_limit`
     is that of `lower_to_linalg`, for each attempt.
@@ -268,6 +271,7 @@ def import_and_lower(
     proto = run_stage("import", lambda: _prepared(load(model, **load_options)))
     earlier = []  # The models before expansion: where expanded nodes come from.
     expanded: Set[str] = set()
+    converted = False
     while True:
         raw = run_stage("import", lambda: _import(proto, context))
         try:
@@ -288,24 +292,61 @@ def import_and_lower(
                 if node.name in error.nodes and node.domain in ("", "ai.onnx")
             }
             more = _defined_as_functions({*error.ops, *at_nodes}, proto) - expanded
-            if not more:
-                if expanded:
-                    raise LoweringError(
-                        f"{error} (after expanding the ONNX functions of "
-                        f"{', '.join(sorted(expanded))})",
-                        error.diagnostics,
-                        error.ops,
-                        error.stage,
-                        error.placed,
-                        error.nodes,
-                    ) from None
-                raise error from None
-            expanded |= more
-            earlier.append(proto)
-            proto = run_stage(
-                "import",
-                lambda: _name_nodes(_prepared(expand_functions(proto, more)), owned=False),
-            )
+            if more:
+                expanded |= more
+                earlier.append(proto)
+                proto = run_stage(
+                    "import",
+                    lambda: _name_nodes(_prepared(expand_functions(proto, more)), owned=False),
+                )
+                continue
+            newer = None
+            if not converted and error.stage != UNSIGNED_CHECK:
+                newer = run_stage("import", lambda: _converted(proto))
+            if newer is not None:
+                converted = True
+                earlier.append(proto)
+                proto = newer
+                continue
+            done = [
+                *(
+                    [f"expanding the ONNX functions of {', '.join(sorted(expanded))}"]
+                    if expanded
+                    else []
+                ),
+                *([f"converting the model to opset {CONVERTED_OPSET}"] if converted else []),
+            ]
+            if done:
+                raise LoweringError(
+                    f"{error} (after {' and '.join(done)})",
+                    error.diagnostics,
+                    error.ops,
+                    error.stage,
+                    error.placed,
+                    error.nodes,
+                ) from None
+            raise error from None
+
+
+#: The opset a model that fails to lower is converted to, once nothing of it
+#: is left to expand: torch-mlir's conversions of some ops take only their
+#: later forms (Dropout of opset 6 and before, ReduceMin without axes before
+#: opset 18, which DynamicQuantizeLinear's function of opset 11 has).
+CONVERTED_OPSET = 21
+
+
+def _converted(proto: "onnx.ModelProto") -> Optional["onnx.ModelProto"]:
+    """`proto` converted to `CONVERTED_OPSET` by ONNX's version converter,
+    then prepared again; None if it is of that opset or later, or ONNX
+    cannot convert it."""
+    opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
+    if opset is None or opset >= CONVERTED_OPSET:
+        return None
+    try:
+        newer = onnx.version_converter.convert_version(proto, CONVERTED_OPSET)
+    except Exception:  # noqa: BLE001 - onnx's C++ converter fails in its own ways
+        return None
+    return _name_nodes(_prepared(newer), owned=False)
 
 
 def lower_to_linalg(module: ir.Module, *, time_limit: Optional[float] = None) -> ir.Module:
