@@ -616,3 +616,61 @@ def test_a_model_of_an_early_opset_is_converted_when_it_fails_to_lower():
         onnx_ingress.lower_to_linalg(onnx_ingress.import_model(proto))
     x = np.random.default_rng(9).standard_normal((2, 3)).astype(np.float32)
     check_compiled(proto, x)
+
+
+def resize_model(operands, attributes, output_shape):
+    """A Resize of a 1x1x2x4 image by constant `operands` (roi, scales, sizes)."""
+    initializers = [
+        numpy_helper.from_array(np.array(value, np.int64 if name == "sizes" else np.float32), name)
+        for name, value in operands.items()
+        if value is not None
+    ]
+    names = [name if operands.get(name) is not None else "" for name in ("roi", "scales", "sizes")]
+    while not names[-1]:
+        names.pop()
+    return model(
+        [helper.make_node("Resize", ["x", *names], ["y"], mode="nearest", **attributes)],
+        [("x", TensorProto.FLOAT, [1, 1, 2, 4])],
+        [("y", TensorProto.FLOAT, output_shape)],
+        opset=19,
+        initializers=initializers,
+    )
+
+
+@pytest.mark.parametrize(
+    "operands, attributes, output_shape",
+    [
+        ({"scales": [2.0, 3.0]}, {"axes": [2, 3]}, [1, 1, 4, 12]),
+        ({"roi": None, "scales": None, "sizes": [3, 6]}, {"axes": [2, 3]}, [1, 1, 3, 6]),
+        # One scale for both axes, 2 (the smaller): 4x8 rather than 5x8.
+        (
+            {"sizes": [5, 8]},
+            {"axes": [2, 3], "keep_aspect_ratio_policy": "not_larger"},
+            [1, 1, 4, 8],
+        ),
+    ],
+    ids=["scales-of-axes", "sizes-of-axes", "not-larger"],
+)
+def test_a_resize_of_some_axes_becomes_one_of_every_axis(operands, attributes, output_shape):
+    operands = {"roi": None, "scales": None, "sizes": None, **operands}
+    proto = resize_model(operands, attributes, output_shape)
+    plain = next(
+        n
+        for n in onnx_ingress._prepared(onnx_ingress.load(proto)).graph.node
+        if n.op_type == "Resize"
+    )
+    assert {a.name for a in plain.attribute} == {"mode"}
+    x = np.arange(8, dtype=np.float32).reshape(1, 1, 2, 4)
+    check_compiled(proto, x)
+
+
+def test_a_kept_aspect_ratio_the_plain_form_would_not_keep_is_left_as_it_is():
+    """Sizes 1x3 of a 2x4 image, not smaller: the scale 0.75 gives 2x3,
+    which stretched would interpolate the 2 rows by 1, not by 0.75."""
+    proto = resize_model(
+        {"roi": None, "scales": None, "sizes": [1, 3]},
+        {"axes": [2, 3], "keep_aspect_ratio_policy": "not_smaller"},
+        [1, 1, 2, 3],
+    )
+    with pytest.raises(onnx_ingress.LoweringError, match="onnx.Resize"):
+        lighthouse.compile_onnx(proto)

@@ -15,6 +15,7 @@ import os
 from typing import Callable, Iterable, Optional, Set, Tuple, Union
 
 from .. import ir
+from ._onnx_canonical import canonical_forms
 from ._onnx_fold import expand_functions, fold_constants
 from ._onnx_loops import loops_of_carried_values
 from ._onnx_places import ModelPlaces, all_nodes, locate_the_unlocated, subgraphs
@@ -197,10 +198,11 @@ def import_model(
 
 
 def _prepared(proto: "onnx.ModelProto") -> "onnx.ModelProto":
-    """`proto` with its values computed from constants folded, then its
-    Scans and Loops with scan outputs made Loops of loop-carried values
-    (`_onnx_loops`), which needs their trip counts folded."""
-    return loops_of_carried_values(fold_constants(proto))
+    """`proto` with its values computed from constants folded, then its ops
+    in the forms torch-mlir converts (`_onnx_canonical`: Resize with axes)
+    and its Scans and Loops with scan outputs made Loops of loop-carried
+    values (`_onnx_loops`), both of which need constants folded."""
+    return loops_of_carried_values(canonical_forms(fold_constants(proto)))
 
 
 def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Module:

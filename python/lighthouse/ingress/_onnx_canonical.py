@@ -1,0 +1,147 @@
+"""ONNX ops rewritten, before import, into equivalent forms that torch-mlir's
+conversions take.
+
+Since opset 18, Resize may name the `axes` its scales or sizes are for, and
+keep the input's aspect ratio (`keep_aspect_ratio_policy`); torch-mlir
+converts neither. With the scales or sizes constants (folded, or compiled
+for by value) and the input's shape static, both are the plain form: scales,
+sizes and the region of interest given for every axis, stretched. An aspect
+ratio is kept by one scale for all the axes, and the sizes are that scale
+times the input's, rounded; the plain form then interpolates with each
+axis' own size ratio, the same only when the rounding changed nothing, and
+only then is a Resize rewritten.
+"""
+
+from typing import Dict, List, Optional
+
+from ._onnx_fold import _static_shape, _types
+from ._torch_mlir import require
+
+onnx = require("onnx", "onnx")
+np = require("numpy", "onnx")  # onnx's dependency
+helper = require("onnx.helper", "onnx")
+numpy_helper = require("onnx.numpy_helper", "onnx")
+
+__all__ = ["canonical_forms"]
+
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+def canonical_forms(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+    """`proto` with the main graph's Resizes that name axes or keep the
+    aspect ratio in the plain form; `proto` itself when none is."""
+    if not any(_resize_to_rewrite(node) for node in proto.graph.node):
+        return proto
+    rewritten = onnx.ModelProto()
+    rewritten.CopyFrom(proto)
+    graph = rewritten.graph
+    types = _types(graph)
+    constants = _constants(graph)
+    nodes: List["onnx.NodeProto"] = []
+    count = 0
+    for node in graph.node:
+        plain = _plain_resize(node, types, constants) if _resize_to_rewrite(node) else None
+        if plain is None:
+            nodes.append(node)
+        else:
+            nodes.extend(plain)
+            count += 1
+    if not count:
+        return proto
+    del graph.node[:]
+    graph.node.extend(nodes)
+    return onnx.shape_inference.infer_shapes(rewritten, data_prop=True)
+
+
+def _resize_to_rewrite(node) -> bool:
+    if node.op_type != "Resize" or node.domain not in _DEFAULT_DOMAINS:
+        return False
+    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    return "axes" in attributes or attributes.get("keep_aspect_ratio_policy", b"stretch") not in (
+        b"stretch",
+        "stretch",
+    )
+
+
+def _constants(graph) -> Dict[str, "np.ndarray"]:
+    inputs = {value.name for value in graph.input}
+    constants = {
+        tensor.name: numpy_helper.to_array(tensor)
+        for tensor in graph.initializer
+        if tensor.name not in inputs
+    }
+    for node in graph.node:
+        if node.op_type == "Constant" and node.domain in _DEFAULT_DOMAINS:
+            for attribute in node.attribute:
+                if attribute.name == "value":
+                    constants[node.output[0]] = numpy_helper.to_array(attribute.t)
+    return constants
+
+
+def _plain_resize(node, types, constants) -> Optional[List["onnx.NodeProto"]]:
+    """The nodes of `node`'s plain form (Constants of the full scales, sizes
+    and region, and the Resize), or None if it has none."""
+    shape = _static_shape(types[node.input[0]]) if node.input[0] in types else None
+    if shape is None:
+        return None
+    rank = len(shape)
+    operands = list(node.input) + [""] * (4 - len(node.input))
+    roi, scales, sizes = (constants.get(name) if name else np.zeros(0) for name in operands[1:4])
+    if roi is None or scales is None or sizes is None:
+        return None
+    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    axes = [int(a) % rank for a in attributes.get("axes", range(rank))]
+    policy = attributes.get("keep_aspect_ratio_policy", b"stretch")
+    policy = policy.decode() if isinstance(policy, bytes) else policy
+
+    full_roi = np.zeros(0, np.float32)
+    if roi.size:
+        full = [0.0] * rank + [1.0] * rank
+        for index, axis in enumerate(axes):
+            full[axis] = roi[index]
+            full[rank + axis] = roi[len(axes) + index]
+        full_roi = np.array(full, roi.dtype)
+    full_scales, full_sizes = np.zeros(0, np.float32), np.zeros(0, np.int64)
+    if scales.size:
+        if policy != "stretch":
+            return None  # ONNX keeps the aspect ratio of sizes only.
+        full = [1.0] * rank
+        for index, axis in enumerate(axes):
+            full[axis] = scales[index]
+        full_scales = np.array(full, scales.dtype)
+    elif sizes.size:
+        full = list(shape)
+        for index, axis in enumerate(axes):
+            full[axis] = int(sizes[index])
+        if policy != "stretch":
+            ratios = [full[axis] / shape[axis] for axis in axes]
+            scale = min(ratios) if policy == "not_larger" else max(ratios)
+            for axis in axes:
+                # ONNX rounds halfway cases up.
+                full[axis] = int(scale * shape[axis] + 0.5)
+                if full[axis] != scale * shape[axis]:
+                    return None  # Stretched, the axis' ratio would not be `scale`.
+        full_sizes = np.array(full, np.int64)
+    else:
+        return None
+
+    nodes = []
+    names = []
+    for role, value in (("roi", full_roi), ("scales", full_scales), ("sizes", full_sizes)):
+        if not value.size:
+            names.append("")
+            continue
+        name = f"{node.name}/{role}_of_every_axis"
+        nodes.append(
+            helper.make_node(
+                "Constant", [], [name], name=name, value=numpy_helper.from_array(value, name)
+            )
+        )
+        names.append(name)
+    while names and not names[-1]:
+        names.pop()
+    kept = [a for a in node.attribute if a.name not in ("axes", "keep_aspect_ratio_policy")]
+    resize = helper.make_node("Resize", [node.input[0], *names], list(node.output), name=node.name)
+    resize.attribute.extend(kept)
+    nodes.append(resize)
+    return nodes
