@@ -674,3 +674,65 @@ def test_a_kept_aspect_ratio_the_plain_form_would_not_keep_is_left_as_it_is():
     )
     with pytest.raises(onnx_ingress.LoweringError, match="onnx.Resize"):
         lighthouse.compile_onnx(proto)
+
+
+def branches():
+    """A then branch doubling x, an else branch giving its first two elements."""
+    then_branch = helper.make_graph(
+        [helper.make_node("Add", ["x", "x"], ["doubled"])], "then", [], [vector("doubled", [3])]
+    )
+    else_branch = helper.make_graph(
+        [
+            constant("starts", [0]),
+            constant("ends", [2]),
+            helper.make_node("Slice", ["x", "starts", "ends"], ["head"]),
+        ],
+        "else",
+        [],
+        [vector("head", [2])],
+    )
+    return {"then_branch": then_branch, "else_branch": else_branch}
+
+
+@pytest.mark.parametrize("condition", [True, False])
+def test_an_if_of_a_constant_condition_becomes_the_branch_it_takes(condition):
+    proto = model(
+        [helper.make_node("If", ["go"], ["y"], **branches())],
+        [("x", TensorProto.FLOAT, [3])],
+        [("y", TensorProto.FLOAT, ["n"])],
+        initializers=[numpy_helper.from_array(np.array(condition), "go")],
+    )
+    folded = _onnx_fold.fold_constants(onnx_ingress.load(proto))
+    assert "If" not in op_types(folded)
+    assert ("Add" in op_types(folded)) == condition
+    check_compiled(proto, np.array([1.0, -2.0, 3.5], np.float32))
+
+
+def test_an_if_of_a_condition_given_as_input_is_compiled_for_its_value():
+    """Of two branches giving constants, torch-mlir makes an arith.select of
+    tensors, which its backend contract refuses; compiled for the value of
+    the condition, the If is the branch it takes."""
+
+    def branch(name, values):
+        return helper.make_graph(
+            [constant(name, values)], name, [], [vector(name, [3], TensorProto.INT64)]
+        )
+
+    proto = model(
+        [
+            helper.make_node(
+                "If",
+                ["go"],
+                ["y"],
+                then_branch=branch("ones", [1, 1, 1]),
+                else_branch=branch("twos", [2, 2, 2]),
+            )
+        ],
+        [("go", TensorProto.BOOL, [])],
+        [("y", TensorProto.INT64, [3])],
+    )
+    compiled = lighthouse.compile_onnx(proto)
+    assert compiled.specialized_inputs == ("go",)
+    for condition in [True, False, True]:
+        condition = np.array(condition)
+        np.testing.assert_array_equal(compiled(condition), reference(proto, condition))

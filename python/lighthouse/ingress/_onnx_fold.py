@@ -75,8 +75,7 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
                 continue
             # Named after the node they expand, so that errors in them name it.
             for index, inner in enumerate(function.node):
-                if not inner.name:
-                    inner.name = f"{node.name}/{inner.op_type}_{index}"
+                inner.name = f"{node.name}/{inner.name or f'{inner.op_type}_{index}'}"
             function.name = f"{node.op_type}_{count}"
             function.domain = _EXPANDED_DOMAIN
             expanded.functions.append(function)
@@ -151,7 +150,8 @@ def fold_constants(
     """Replaces each node of the main graph whose inputs are all constants
     (initializers that are not graph inputs, Constant nodes, Shape and Size
     of values whose shape is static) by Constant nodes of its results,
-    computed by ONNX's reference evaluator. Repeats, with shape inference in
+    computed by ONNX's reference evaluator, and each If of a constant
+    condition by the nodes of the branch it takes. Repeats, with shape inference in
     between, until nothing more folds; the nodes only folded ones used go.
     Graph inputs and outputs keep their names and types; results of more
     than `max_elements` elements, and nodes whose results no node uses, are
@@ -185,8 +185,15 @@ def _fold_once(proto: "onnx.ModelProto", max_elements: int) -> Tuple["onnx.Model
 
     nodes: List["onnx.NodeProto"] = []
     folded = 0
+    defined = _defined_names(graph)
     for node in graph.node:
         results = None
+        if node.domain in _DEFAULT_DOMAINS and node.op_type == "If" and node.input[0] in constants:
+            branch = _taken_branch(node, constants[node.input[0]], defined)
+            if branch is not None:
+                nodes.extend(branch)
+                folded += 1
+                continue
         if node.domain in _DEFAULT_DOMAINS and any(name in used for name in node.output):
             if node.op_type == "Constant":
                 constants[node.output[0]] = node
@@ -219,6 +226,54 @@ def _fold_once(proto: "onnx.ModelProto", max_elements: int) -> Tuple["onnx.Model
     del result.graph.node[:]
     result.graph.node.extend(kept)
     return result, folded
+
+
+def _defined_names(graph) -> Set[str]:
+    """The values `graph` defines: its inputs, initializers and node results."""
+    defined = {value.name for value in graph.input}
+    defined |= {tensor.name for tensor in graph.initializer}
+    defined |= {output for node in graph.node for output in node.output}
+    return defined
+
+
+def _taken_branch(node, condition: _Source, defined: Set[str]) -> Optional[List["onnx.NodeProto"]]:
+    """The nodes that compute what If `node` gives for a constant
+    `condition`: those of the branch it takes, and Identity nodes from the
+    branch's results to the If's; None if a value the branch defines has
+    the name of one of the graph's (`defined`), which ONNX allows a
+    subgraph to shadow."""
+    if isinstance(condition, onnx.TensorProto):
+        value = onnx.numpy_helper.to_array(condition)
+    else:
+        attribute = next((a for a in condition.attribute if a.name == "value"), None)
+        if attribute is None:
+            return None
+        value = onnx.numpy_helper.to_array(attribute.t)
+    if value.size != 1:
+        return None
+    name = "then_branch" if bool(value.reshape(())) else "else_branch"
+    branch = next((a.g for a in node.attribute if a.name == name), None)
+    if branch is None or _defined_names(branch) & defined:
+        return None
+    nodes = [
+        onnx.helper.make_node("Constant", [], [t.name], name=f"{node.name}/{t.name}", value=t)
+        for t in branch.initializer
+    ]
+    for index, inner in enumerate(branch.node):
+        # Named after the If, as the nodes of its branches are (`If_2/...`),
+        # so that errors in them name it.
+        inlined = onnx.NodeProto()
+        inlined.CopyFrom(inner)
+        inlined.name = f"{node.name}/{inner.name or f'{inner.op_type}_{index}'}"
+        nodes.append(inlined)
+    for inner, outer in zip(branch.output, node.output):
+        if outer:
+            nodes.append(
+                onnx.helper.make_node(
+                    "Identity", [inner.name], [outer], name=f"{node.name}/{outer}"
+                )
+            )
+    return nodes
 
 
 def _used_names(nodes) -> Set[str]:
