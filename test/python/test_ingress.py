@@ -578,18 +578,17 @@ def lowering_error_cases():
             id="signature",
         ),
         pytest.param(
-            # No conversion takes CumProd: the ONNX conversion leaves it as it
-            # was, and the torch lowering would fail at its axis literal.
+            # No conversion takes BitCast: the ONNX conversion leaves it as it
+            # was, and the torch lowering would fail at the function's return.
             onnx_model(
-                [helper.make_node("CumProd", ["x", "axis"], ["y"])],
+                [helper.make_node("BitCast", ["x"], ["y"], to=TensorProto.INT32)],
                 {"x": (f32, [5])},
-                {"y": (f32, [5])},
-                initializers=[numpy_helper.from_array(np.array(0, np.int64), "axis")],
+                {"y": (TensorProto.INT32, [5])},
                 opsets=[("", 26)],
             ),
             "conversion of ONNX ops to the torch backend contract failed at ONNX node "
-            "'CumProd_0' (CumProd), which computes graph output 'y'",
-            ["CumProd_0"],
+            "'BitCast_0' (BitCast), which computes graph output 'y'",
+            ["BitCast_0"],
             id="left-by-the-conversion",
         ),
     ]

@@ -736,3 +736,21 @@ def test_an_if_of_a_condition_given_as_input_is_compiled_for_its_value():
     for condition in [True, False, True]:
         condition = np.array(condition)
         np.testing.assert_array_equal(compiled(condition), reference(proto, condition))
+
+
+@pytest.mark.parametrize("exclusive, reverse", [(0, 0), (1, 1)])
+def test_cumprod_is_expanded_into_lighthouses_function_of_it(exclusive, reverse):
+    """ONNX defines CumProd by no function, and torch-mlir converts it not:
+    lighthouse's function of it is a Scan along the axis (then a Loop)."""
+    proto = model(
+        [helper.make_node("CumProd", ["x", "axis"], ["y"], exclusive=exclusive, reverse=reverse)],
+        [("x", TensorProto.FLOAT, [3, 4])],
+        [("y", TensorProto.FLOAT, [3, 4])],
+        opset=26,
+        initializers=[numpy_helper.from_array(np.array(1, np.int64), "axis")],
+    )
+    with ir.Context():
+        raw, _ = onnx_ingress.import_and_lower(proto)
+    assert '"onnx.CumProd"' not in str(raw) and '"onnx.Loop"' in str(raw)
+    x = np.random.default_rng(10).uniform(0.5, 2.0, (3, 4)).astype(np.float32)
+    check_compiled(proto, x)

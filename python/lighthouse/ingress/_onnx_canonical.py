@@ -14,7 +14,7 @@ only then is a Resize rewritten.
 
 from typing import Dict, List, Optional
 
-from ._onnx_fold import _static_shape, _types
+from ._onnx_values import static_shape, types_of
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -35,7 +35,7 @@ def canonical_forms(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     rewritten = onnx.ModelProto()
     rewritten.CopyFrom(proto)
     graph = rewritten.graph
-    types = _types(graph)
+    types = types_of(graph)
     constants = _constants(graph)
     nodes: List["onnx.NodeProto"] = []
     count = 0
@@ -81,7 +81,7 @@ def _constants(graph) -> Dict[str, "np.ndarray"]:
 def _plain_resize(node, types, constants) -> Optional[List["onnx.NodeProto"]]:
     """The nodes of `node`'s plain form (Constants of the full scales, sizes
     and region, and the Resize), or None if it has none."""
-    shape = _static_shape(types[node.input[0]]) if node.input[0] in types else None
+    shape = static_shape(types[node.input[0]]) if node.input[0] in types else None
     if shape is None:
         return None
     rank = len(shape)

@@ -13,6 +13,8 @@ gives the lowering the constant it needs.
 import math
 from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
+from ._onnx_functions import function_of as lighthouse_function_of
+from ._onnx_values import static_shape, types_of, used_names
 from ._torch_mlir import IngressError, require
 
 onnx = require("onnx", "onnx")
@@ -52,8 +54,9 @@ _EXPANDED_DOMAIN = "lighthouse.expanded"
 
 def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.ModelProto":
     """Replaces the main graph's nodes of the default domain's `ops` by the
-    functions ONNX defines them by at the model's opset, where it does, then
-    infers shapes again for the values they introduce.
+    functions ONNX defines them by at the model's opset, where it does, or
+    else lighthouse (`_onnx_functions`), then infers shapes again for the
+    values they introduce.
 
     Each node's function, specialized to its attributes and input types
     where ONNX's definition depends on them, becomes a model-local function
@@ -66,16 +69,22 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
     opset = next((o.version for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS), None)
     expanded = onnx.ModelProto()
     expanded.CopyFrom(proto)
-    types = _types(expanded.graph)
+    types = types_of(expanded.graph)
+    constants = _constant_values(expanded.graph)
     count = 0
     for node in expanded.graph.node:
         if node.domain in _DEFAULT_DOMAINS and node.op_type in ops:
-            function = _function_of(node, opset, types)
+            function = _function_of(node, opset, types) or lighthouse_function_of(
+                node, types, constants
+            )
             if function is None:
                 continue
             # Named after the node they expand, so that errors in them name it.
             for index, inner in enumerate(function.node):
                 inner.name = f"{node.name}/{inner.name or f'{inner.op_type}_{index}'}"
+            # lighthouse's functions read the inputs they do not take as
+            # constants.
+            del node.input[len(function.input) :]
             function.name = f"{node.op_type}_{count}"
             function.domain = _EXPANDED_DOMAIN
             expanded.functions.append(function)
@@ -95,6 +104,23 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
     del expanded.opset_import[:]
     expanded.opset_import.extend(kept)
     return onnx.shape_inference.infer_shapes(expanded, data_prop=True)
+
+
+def _constant_values(graph) -> Dict[str, "np.ndarray"]:
+    """The values of the graph's initializers that are not inputs, and of
+    its Constant nodes of a tensor."""
+    inputs = {value.name for value in graph.input}
+    values = {
+        tensor.name: onnx.numpy_helper.to_array(tensor)
+        for tensor in graph.initializer
+        if tensor.name not in inputs
+    }
+    for node in graph.node:
+        if node.op_type == "Constant" and node.domain in _DEFAULT_DOMAINS:
+            for attribute in node.attribute:
+                if attribute.name == "value":
+                    values[node.output[0]] = onnx.numpy_helper.to_array(attribute.t)
+    return values
 
 
 def _function_of(node, opset: int, types) -> Optional["onnx.FunctionProto"]:
@@ -132,18 +158,6 @@ def _function_of(node, opset: int, types) -> Optional["onnx.FunctionProto"]:
     return function
 
 
-def _types(graph: "onnx.GraphProto") -> Dict[str, "onnx.TypeProto"]:
-    """The types of the graph's values that have one."""
-    types = {
-        tensor.name: onnx.helper.make_tensor_type_proto(tensor.data_type, tensor.dims)
-        for tensor in graph.initializer
-    }
-    for value in [*graph.input, *graph.value_info, *graph.output]:
-        if value.type.WhichOneof("value"):
-            types[value.name] = value.type
-    return types
-
-
 def fold_constants(
     proto: "onnx.ModelProto", max_elements: int = MAX_FOLDED_ELEMENTS
 ) -> "onnx.ModelProto":
@@ -179,8 +193,8 @@ def _fold_once(proto: "onnx.ModelProto", max_elements: int) -> Tuple["onnx.Model
     constants: Dict[str, _Source] = {
         tensor.name: tensor for tensor in graph.initializer if tensor.name not in inputs
     }
-    types = _types(graph)
-    used = _used_names(graph.node)
+    types = types_of(graph)
+    used = used_names(graph.node)
     opsets = {opset.domain: opset.version for opset in proto.opset_import}
 
     nodes: List["onnx.NodeProto"] = []
@@ -218,7 +232,7 @@ def _fold_once(proto: "onnx.ModelProto", max_elements: int) -> Tuple["onnx.Model
     kept = []
     for node in reversed(nodes):
         if any(name in used for name in node.output):
-            used |= _used_names([node])
+            used |= used_names([node])
             kept.append(node)
     kept.reverse()
     result = onnx.ModelProto()
@@ -276,34 +290,10 @@ def _taken_branch(node, condition: _Source, defined: Set[str]) -> Optional[List[
     return nodes
 
 
-def _used_names(nodes) -> Set[str]:
-    """The values `nodes` use, in their subgraphs too."""
-    used = set()
-    pending = list(nodes)
-    while pending:
-        node = pending.pop()
-        used.update(node.input)
-        for attribute in node.attribute:
-            for subgraph in [attribute.g, *attribute.graphs]:
-                used.update(value.name for value in subgraph.output)
-                pending.extend(subgraph.node)
-    return used
-
-
-def _static_shape(value_type) -> Optional[List[int]]:
-    tensor_type = value_type.tensor_type
-    if not value_type.HasField("tensor_type") or not tensor_type.HasField("shape"):
-        return None
-    dims = tensor_type.shape.dim
-    if not all(dim.HasField("dim_value") for dim in dims):
-        return None
-    return [dim.dim_value for dim in dims]
-
-
 def _shape_or_size(node, types) -> Optional[Dict[str, "onnx.TensorProto"]]:
     """Shape and Size of a value of static shape, which need not be constant."""
     value_type = types.get(node.input[0])
-    shape = _static_shape(value_type) if value_type is not None else None
+    shape = static_shape(value_type) if value_type is not None else None
     if shape is None:
         return None
     if node.op_type == "Size":
@@ -332,7 +322,7 @@ def _evaluate(
 ) -> Optional[Dict[str, "onnx.TensorProto"]]:
     outputs = [name for name in node.output if name]
     for name in outputs:
-        shape = _static_shape(types[name]) if name in types else None
+        shape = static_shape(types[name]) if name in types else None
         if shape is not None and math.prod(shape) > max_elements:
             return None
     sources = {name: constants[name] for name in node.input if name}

@@ -23,7 +23,7 @@ static. Anything else is left as it was, for torch-mlir to refuse.
 import itertools
 from typing import Dict, List, Optional, Set
 
-from ._onnx_fold import _static_shape, _types, _used_names
+from ._onnx_values import static_shape, types_of, used_names
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -99,7 +99,7 @@ def loops_of_carried_values(proto: "onnx.ModelProto") -> "onnx.ModelProto":
 class _Rewriter:
     def __init__(self, graph: "onnx.GraphProto", opsets):
         self.opsets = opsets
-        self.types = _types(graph)
+        self.types = types_of(graph)
         self.constants: Dict[str, "np.ndarray"] = {}
         inputs = {value.name for value in graph.input}
         for tensor in graph.initializer:
@@ -170,16 +170,16 @@ class _Rewriter:
         )
         if typed is None:
             return None
-        inferred = _types(typed)
+        inferred = types_of(typed)
         shapes = []
         for index in range(scanned):
             produced = inferred.get(body.output[1 + carried + index].name)
             declared = self.types.get(outputs[carried + index])
-            declared = _static_shape(declared) if declared is not None else None
+            declared = static_shape(declared) if declared is not None else None
             if declared is not None and declared and declared[0] == trip:
                 shape = declared
-            elif produced is not None and _static_shape(produced) is not None:
-                shape = [trip, *_static_shape(produced)]
+            elif produced is not None and static_shape(produced) is not None:
+                shape = [trip, *static_shape(produced)]
             else:
                 return None
             shapes.append((produced.tensor_type.elem_type if produced else 0, shape))
@@ -218,7 +218,7 @@ class _Rewriter:
         trip = None
         slice_types = []
         for name, axis in zip(node.input[states:], input_axes):
-            shape = _static_shape(self.types[name]) if name in self.types else None
+            shape = static_shape(self.types[name]) if name in self.types else None
             if not shape:
                 return None
             axis %= len(shape)
@@ -235,11 +235,11 @@ class _Rewriter:
         )
         if typed is None:
             return None
-        inferred = _types(typed)
+        inferred = types_of(typed)
         shapes = []
         for index in range(scanned):
             produced = inferred.get(body.output[states + index].name)
-            shape = _static_shape(produced) if produced is not None else None
+            shape = static_shape(produced) if produced is not None else None
             if shape is None or not produced.tensor_type.elem_type:
                 return None
             shapes.append((produced.tensor_type.elem_type, [trip, *shape]))
@@ -353,7 +353,7 @@ class _Rewriter:
         defined = {value.name for value in body.input} | {t.name for t in body.initializer}
         defined |= {output for n in body.node for output in n.output}
         initializers = []
-        for name in sorted(_used_names(body.node) - defined):
+        for name in sorted(used_names(body.node) - defined):
             if name in self.constants:
                 # As constants: shape inference then knows a Reshape's target.
                 initializers.append(numpy_helper.from_array(self.constants[name], name))

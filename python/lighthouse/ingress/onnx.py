@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Optional, Set, Tuple, Union
 from .. import ir
 from ._onnx_canonical import canonical_forms
 from ._onnx_fold import expand_functions, fold_constants
+from ._onnx_functions import DEFINED
 from ._onnx_loops import loops_of_carried_values
 from ._onnx_places import ModelPlaces, all_nodes, locate_the_unlocated, subgraphs
 from ._torch_mlir import (
@@ -218,11 +219,14 @@ def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Modul
 
 def _defined_as_functions(ops: Iterable[str], proto: "onnx.ModelProto") -> Set[str]:
     """Of ONNX ops (`onnx.Attention`), those of the default domain that ONNX
-    defines as functions at the model's opset."""
+    defines as functions at the model's opset, or lighthouse does
+    (`_onnx_functions.DEFINED`)."""
     opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
     found = set()
     for op in ops:
         name = op[len("onnx.") :] if op.startswith("onnx.") else None
+        if name in DEFINED:
+            found.add(name)
         if not name or opset is None:
             continue
         try:

@@ -1,0 +1,47 @@
+"""Types, shapes and uses of the values of ONNX graphs, for the rewrites
+before import."""
+
+from typing import Dict, List, Optional, Set
+
+from ._torch_mlir import require
+
+onnx = require("onnx", "onnx")
+
+__all__ = ["static_shape", "types_of", "used_names"]
+
+
+def types_of(graph: "onnx.GraphProto") -> Dict[str, "onnx.TypeProto"]:
+    """The types of the graph's values that have one."""
+    types = {
+        tensor.name: onnx.helper.make_tensor_type_proto(tensor.data_type, tensor.dims)
+        for tensor in graph.initializer
+    }
+    for value in [*graph.input, *graph.value_info, *graph.output]:
+        if value.type.WhichOneof("value"):
+            types[value.name] = value.type
+    return types
+
+
+def used_names(nodes) -> Set[str]:
+    """The values `nodes` use, in their subgraphs too."""
+    used = set()
+    pending = list(nodes)
+    while pending:
+        node = pending.pop()
+        used.update(node.input)
+        for attribute in node.attribute:
+            for subgraph in [attribute.g, *attribute.graphs]:
+                used.update(value.name for value in subgraph.output)
+                pending.extend(subgraph.node)
+    return used
+
+
+def static_shape(value_type) -> Optional[List[int]]:
+    """The dimensions of a tensor type, None unless all are known."""
+    tensor_type = value_type.tensor_type
+    if not value_type.HasField("tensor_type") or not tensor_type.HasField("shape"):
+        return None
+    dims = tensor_type.shape.dim
+    if not all(dim.HasField("dim_value") for dim in dims):
+        return None
+    return [dim.dim_value for dim in dims]
