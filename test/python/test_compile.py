@@ -1048,6 +1048,21 @@ def trusted_unsigned_onnx_ops(dtype):
         # Through a wider signed type (`convert_floats_through_signed`);
         # torch-mlir converts ONNX's Cast to no other unsigned type.
         nodes.append(node("Cast", ["f"], [out("CastFromFloat", element, [6])], to=element))
+    if np.dtype(dtype) in (np.uint8, np.uint32):
+        # On the values widened to a signed type (`compute_through_wider_signed`).
+        nodes += [
+            node("Div", ["a", "b"], [out("Div", element, [8])]),
+            node("Mod", ["a", "b"], [out("Mod", element, [8])]),
+            node("TopK", ["a", "k3"], [out("TopK", element, [3]), out("TopKIndices", i64, [3])]),
+            node("Reshape", ["a", "row"], ["a_row"]),
+            node(
+                "MaxPool",
+                ["a_row"],
+                [out("MaxPool", element, [1, 1, 4])],
+                kernel_shape=[2],
+                strides=[2],
+            ),
+        ]
     inputs = {
         "a": (element, [8]),
         "b": (element, [8]),
@@ -1073,7 +1088,11 @@ def trusted_unsigned_onnx_ops(dtype):
         top = np.nextafter(np.float32(np.iinfo(dtype).max + 1), np.float32(0))
         inputs["f"] = (f32, [6])
         feeds.append(np.array([0, 1.5, half - 0.75, half, half + 10.7, top], np.float32))
-    initializers = [numpy_helper.from_array(np.array([0], np.int64), "axes")]
+    initializers = [
+        numpy_helper.from_array(np.array([0], np.int64), "axes"),
+        numpy_helper.from_array(np.array([3], np.int64), "k3"),
+        numpy_helper.from_array(np.array([1, 1, 8], np.int64), "row"),
+    ]
     return onnx_graph(nodes, inputs, outputs, initializers), feeds
 
 
@@ -1101,7 +1120,9 @@ def refused_unsigned_onnx_ops():
 
     node = helper.make_node
     u8, u64, f32, i32 = TensorProto.UINT8, TensorProto.UINT64, TensorProto.FLOAT, TensorProto.INT32
+    u16 = TensorProto.UINT16
     a8, b8 = unsigned_values(np.uint8)
+    a16, b16 = unsigned_values(np.uint16)
     a64, b64 = unsigned_values(np.uint64)
 
     def binary(op, element, a, b):
@@ -1115,12 +1136,12 @@ def refused_unsigned_onnx_ops():
     quantized = {name: (u8, []) for name in ("az", "bz", "yz")}
     scales = {name: (f32, []) for name in ("as", "bs", "ys")}
     return {
-        "Div-uint8": (*binary("Div", u8, a8, b8), "torch.aten.div.Tensor"),
+        "Div-uint16": (*binary("Div", u16, a16, b16), "torch.aten.div.Tensor"),
         "Div-uint64": (*binary("Div", u64, a64, b64), "torch.aten.div.Tensor"),
-        "Mod-uint8": (*binary("Mod", u8, a8, b8), "torch.aten.remainder.Tensor"),
-        "Abs-uint8": (
-            onnx_graph([node("Abs", ["a"], ["y"])], {"a": (u8, [8])}, {"y": (u8, [8])}),
-            [a8],
+        "Mod-uint16": (*binary("Mod", u16, a16, b16), "torch.aten.remainder.Tensor"),
+        "Abs-uint16": (
+            onnx_graph([node("Abs", ["a"], ["y"])], {"a": (u16, [8])}, {"y": (u16, [8])}),
+            [a16],
             "torch.aten.abs",
         ),
         "TopK-uint64": (
@@ -1255,6 +1276,12 @@ class TrustedUnsignedTorchOps(torch.nn.Module):
             torch.sqrt(x),
             x.int() - y,
             (x.float() + 0.25).to(torch.uint8),
+            # On the values widened to int16 (`compute_through_wider_signed`).
+            torch.div(x, y, rounding_mode="trunc"),
+            x % y,
+            x.abs(),
+            x.sort().values,
+            x.clamp(y[:1], y[1:2]),
         )
 
 
@@ -1270,12 +1297,7 @@ def test_trusted_torch_ops_on_uint8_match_eager(pipeline):
 
 
 REFUSED_UNSIGNED_TORCH_OPS = {
-    "division": (lambda x, y: torch.div(x, y, rounding_mode="trunc"), "torch.aten.div.Tensor_mode"),
     "true-division": (lambda x, y: x / y, "torch.aten.div.Tensor"),
-    "remainder": (lambda x, y: x % y, "torch.aten.remainder.Tensor"),
-    "abs": (lambda x, y: x.abs(), "torch.aten.abs"),
-    "sort": (lambda x, y: x.sort().values, "torch.aten.sort"),
-    "clamp-to-tensors": (lambda x, y: x.clamp(y[:1], y[1:2]), "torch.aten.clamp.Tensor"),
     "times-a-float": (lambda x, y: x * 2.5, "torch.aten.mul.Scalar"),
     "times-int32": (lambda x, y: x * y.int(), "torch.aten.mul.Tensor"),
     "sum-to-int64": (lambda x, y: x.sum(), "torch.aten.sum.dim_IntList"),
@@ -1308,14 +1330,14 @@ def test_torch_compile_runs_refused_unsigned_ops_eagerly():
     from lighthouse.torch_backend import Backend
 
     def model(x, y):
-        return x // y + x, x > y
+        return x + y, x < 200
 
     a, b = (torch.from_numpy(v) for v in unsigned_values(np.uint8))
     backend = Backend()
     for actual, expected in zip(torch.compile(model, backend=backend)(a, b), model(a, b)):
         torch.testing.assert_close(actual, expected, rtol=0, atol=0)
     (graph,) = backend.graphs
-    assert list(graph.eager_ops) == ["aten.div.Tensor_mode"]
+    assert list(graph.eager_ops) == ["aten.lt.Scalar"]
     assert "uint8" in str(graph.parts[0])
 
 

@@ -20,7 +20,9 @@ conversions of floats to unsigned integers (ONNX Cast, the zero point of
 DynamicQuantizeLinear) are `arith.fptosi`, undefined from 2^(bits-1) on
 (the fast pipeline's vectors give 127 for 200.0): lighthouse makes those of
 at most 32 bits go through a wider signed type
-(`convert_floats_through_signed`).
+(`convert_floats_through_signed`), and computes division, remainder, abs,
+clamping, max pooling and sorting of uint8 and uint32 on their values
+widened to a signed type (`compute_through_wider_signed`).
 
 So lighthouse checks the backend contract before that lowering: each op
 that takes or gives an unsigned tensor must be one of `TRUSTED`, under its
@@ -413,6 +415,94 @@ def convert_floats_through_signed(module: ir.Module) -> None:
         op.operands[0] = wider.result
 
 
+#: Ops torch-mlir computes on unsigned integers as on signed ones whose
+#: results, computed on the values zero-extended to a signed type twice as
+#: wide, are those of the unsigned op: integer division and remainder of
+#: values from 0 up, max pooling and ordering of them, clamping to tensors,
+#: absolute values.
+#: ONNX's Div, Mod, MaxPool, TopK and Clip of uint8 and uint32 then compute
+#: right (`compute_through_wider_signed`).
+WIDENED = frozenset(
+    _names(
+        "div.Tensor div.Tensor_mode floor_divide remainder.Tensor fmod.Tensor "
+        "max_pool1d max_pool2d max_pool3d clamp.Tensor sort topk abs"
+    )
+)
+
+#: Unsigned types the ops above are widened for: to a signed type (torch's
+#: dtype code) and back (torch's code of the unsigned type). Not uint16:
+#: torch-mlir aborts on its dtype (27), "unhandled type for
+#: getTypeForScalarType"; uint64 has no wider type.
+_WIDER_SIGNED = {"ui8": ("si16", 2, 0), "ui32": ("si64", 4, 28)}
+
+
+def compute_through_wider_signed(module: ir.Module) -> None:
+    """Rewrites in place each op of `WIDENED` whose tensors are all of one
+    unsigned type of `_WIDER_SIGNED` (indices of int64 apart) into the op on
+    its operands converted to the wider signed type, and its results
+    converted back."""
+    widened = []
+
+    def visit(op):
+        op = op.operation
+        if op.name in WIDENED:
+            types = [str(v.type) for v in (*op.operands, *op.results)]
+            unsigned = _unsigned(types)
+            others = set(_elements(types)) - set(unsigned) - {"si64"}
+            if len(unsigned) == 1 and unsigned[0] in _WIDER_SIGNED and not others:
+                widened.append((op, unsigned[0]))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op, unsigned in widened:
+        signed, to_signed, to_unsigned = _WIDER_SIGNED[unsigned]
+        with op.context, op.location, ir.InsertionPoint(op):
+            operands = [
+                _converted(value, unsigned, signed, to_signed)
+                if _unsigned([str(value.type)])
+                else value
+                for value in op.operands
+            ]
+            wide = ir.Operation.create(
+                op.name,
+                results=[
+                    ir.Type.parse(str(r.type).replace(f",{unsigned}>", f",{signed}>"))
+                    for r in op.results
+                ],
+                operands=operands,
+            )
+        with op.context, op.location, ir.InsertionPoint.after(wide):
+            for result, value in zip(op.results, wide.results):
+                if _unsigned([str(result.type)]):
+                    value = _converted(value, signed, unsigned, to_unsigned)
+                result.replace_all_uses_with(value)
+        op.erase()
+
+
+def _converted(value, source: str, target: str, code: int):
+    """`value` (a tensor of `source` elements) converted to `target` ones
+    (torch's dtype `code`) by torch.aten.to.dtype, made at the insertion point."""
+
+    def constant(name, result, attributes=None):
+        return ir.Operation.create(
+            name, results=[ir.Type.parse(result)], attributes=attributes or {}
+        ).result
+
+    dtype = constant(
+        "torch.constant.int",
+        "!torch.int",
+        {"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), code)},
+    )
+    false = constant("torch.constant.bool", "!torch.bool", {"value": ir.BoolAttr.get(False)})
+    none = constant("torch.constant.none", "!torch.none")
+    text = str(value.type)
+    return ir.Operation.create(
+        "torch.aten.to.dtype",
+        results=[ir.Type.parse(text.replace(f",{source}>", f",{target}>"))],
+        operands=[value, dtype, false, false, none],
+    ).result
+
+
 def has_unsigned(module: ir.Module) -> bool:
     """Whether any function of `module` (torch IR) takes, or any op gives, an
     unsigned tensor: the values every other one comes from."""
@@ -444,5 +534,6 @@ def run_checked_pipelines(
         return run_pipelines(module, stages, time_limit)
     contract = run_pipelines(module, stages[:1], time_limit)
     convert_floats_through_signed(contract)
+    compute_through_wider_signed(contract)
     check(contract)
     return run_pipelines(contract, stages[1:], time_limit)
