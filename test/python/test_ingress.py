@@ -644,9 +644,11 @@ def test_nodes_of_subgraphs_are_named_after_the_node_holding_them():
 def unsigned_refusals():
     from onnx import TensorProto, helper
 
-    u8, u64, f32 = TensorProto.UINT8, TensorProto.UINT64, TensorProto.FLOAT
+    u8, u16, u64, f32 = TensorProto.UINT8, TensorProto.UINT16, TensorProto.UINT64, TensorProto.FLOAT
 
-    def binary(op, element=u8, name=None):
+    # Of uint8 and uint32, Div, Mod and Abs are computed on the values widened
+    # to a signed type, not refused.
+    def binary(op, element=u16, name=None):
         return onnx_model(
             [helper.make_node(op, ["a", "b"], ["y"], name=name or op.lower())],
             {"a": (element, [4]), "b": (element, [4])},
@@ -654,14 +656,14 @@ def unsigned_refusals():
         )
 
     return [
-        pytest.param(binary("Div"), "torch.aten.div.Tensor", ["div"], id="div-uint8"),
+        pytest.param(binary("Div"), "torch.aten.div.Tensor", ["div"], id="div-uint16"),
         pytest.param(binary("Div", u64), "torch.aten.div.Tensor", ["div"], id="div-uint64"),
         pytest.param(binary("Mod"), "torch.aten.remainder.Tensor", ["mod"], id="mod"),
         pytest.param(
             onnx_model(
                 [helper.make_node("Abs", ["a"], ["y"], name="abs")],
-                {"a": (u8, [4])},
-                {"y": (u8, [4])},
+                {"a": (u16, [4])},
+                {"y": (u16, [4])},
             ),
             "torch.aten.abs",
             ["abs"],
@@ -744,16 +746,17 @@ def test_uint4_tensors_are_checked_as_the_other_unsigned_ones():
 
 
 def test_onnx_functions_of_refused_ops_are_expanded():
-    # Clip of uint8 bounds is torch.aten.clamp.Tensor, which torch-mlir clamps
-    # as signed: refused, then expanded into ONNX's function of it (Less,
-    # Where), whose ops torch-mlir lowers right. ReduceL1's function takes Abs.
+    # Clip of uint16 bounds is torch.aten.clamp.Tensor, which torch-mlir clamps
+    # as signed (and lighthouse widens for uint8 and uint32 only): refused,
+    # then expanded into ONNX's function of it (Less, Where), whose ops
+    # torch-mlir lowers right. ReduceL1's function takes Abs.
     from onnx import TensorProto, helper
 
-    u8 = TensorProto.UINT8
+    u16 = TensorProto.UINT16
     clip = onnx_model(
         [helper.make_node("Clip", ["a", "lo", "hi"], ["y"])],
-        {"a": (u8, [4]), "lo": (u8, []), "hi": (u8, [])},
-        {"y": (u8, [4])},
+        {"a": (u16, [4]), "lo": (u16, []), "hi": (u16, [])},
+        {"y": (u16, [4])},
     )
     with ir.Context():
         _, linalg = onnx_ingress.import_and_lower(clip)
@@ -761,8 +764,8 @@ def test_onnx_functions_of_refused_ops_are_expanded():
     assert "arith.maxsi" not in text and "arith.cmpi ult" in text
     l1 = onnx_model(
         [helper.make_node("ReduceL1", ["a", "axes"], ["y"], keepdims=0)],
-        {"a": (TensorProto.UINT32, [2, 4]), "axes": (TensorProto.INT64, [1])},
-        {"y": (TensorProto.UINT32, [2])},
+        {"a": (u16, [2, 4]), "axes": (TensorProto.INT64, [1])},
+        {"y": (u16, [2])},
         opsets=[("", 18)],
     )
     with ir.Context(), pytest.raises(onnx_ingress.LoweringError) as info:
@@ -773,12 +776,9 @@ def test_onnx_functions_of_refused_ops_are_expanded():
 
 
 UNSIGNED_TORCH_REFUSALS = {
-    "floor-division": (lambda x, y: x // y, "torch.aten.div.Tensor_mode"),
-    "remainder": (lambda x, y: x % y, "torch.aten.remainder.Tensor"),
+    # Floor division, remainder, abs, sort and clamping to tensors of uint8
+    # are computed on the values widened to int16, not refused.
     "true-division": (lambda x, y: x / y, "torch.aten.div.Tensor"),
-    "abs": (lambda x, y: x.abs(), "torch.aten.abs"),
-    "sort": (lambda x, y: x.sort().values, "torch.aten.sort"),
-    "clamp-to-tensors": (lambda x, y: x.clamp(y, y), "torch.aten.clamp.Tensor"),
     "times-a-float": (lambda x, y: x * 2.5, "torch.aten.mul.Scalar"),
     "times-int32": (lambda x, y: x * y.int(), "torch.aten.mul.Tensor"),
     "sum-to-int64": (lambda x, y: x.sum(), "torch.aten.sum.dim_IntList"),

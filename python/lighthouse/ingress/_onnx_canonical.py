@@ -12,9 +12,9 @@ axis' own size ratio, the same only when the rounding changed nothing, and
 only then is a Resize rewritten.
 """
 
-from typing import Dict, List, Optional
+from typing import List, Optional
 
-from ._onnx_values import static_shape, types_of
+from ._onnx_values import constant_values, static_shape, types_of
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -36,7 +36,7 @@ def canonical_forms(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     rewritten.CopyFrom(proto)
     graph = rewritten.graph
     types = types_of(graph)
-    constants = _constants(graph)
+    constants = constant_values(graph)
     nodes: List["onnx.NodeProto"] = []
     count = 0
     for node in graph.node:
@@ -61,21 +61,6 @@ def _resize_to_rewrite(node) -> bool:
         b"stretch",
         "stretch",
     )
-
-
-def _constants(graph) -> Dict[str, "np.ndarray"]:
-    inputs = {value.name for value in graph.input}
-    constants = {
-        tensor.name: numpy_helper.to_array(tensor)
-        for tensor in graph.initializer
-        if tensor.name not in inputs
-    }
-    for node in graph.node:
-        if node.op_type == "Constant" and node.domain in _DEFAULT_DOMAINS:
-            for attribute in node.attribute:
-                if attribute.name == "value":
-                    constants[node.output[0]] = numpy_helper.to_array(attribute.t)
-    return constants
 
 
 def _plain_resize(node, types, constants) -> Optional[List["onnx.NodeProto"]]:

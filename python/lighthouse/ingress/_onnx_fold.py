@@ -14,7 +14,13 @@ import math
 from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 from ._onnx_functions import function_of as lighthouse_function_of
-from ._onnx_values import static_shape, types_of, used_names
+from ._onnx_values import (
+    constant_node_value,
+    constant_values,
+    static_shape,
+    types_of,
+    used_names,
+)
 from ._torch_mlir import IngressError, require
 
 onnx = require("onnx", "onnx")
@@ -70,7 +76,7 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
     expanded = onnx.ModelProto()
     expanded.CopyFrom(proto)
     types = types_of(expanded.graph)
-    constants = _constant_values(expanded.graph)
+    constants = constant_values(expanded.graph)
     count = 0
     for node in expanded.graph.node:
         if node.domain in _DEFAULT_DOMAINS and node.op_type in ops:
@@ -104,23 +110,6 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
     del expanded.opset_import[:]
     expanded.opset_import.extend(kept)
     return onnx.shape_inference.infer_shapes(expanded, data_prop=True)
-
-
-def _constant_values(graph) -> Dict[str, "np.ndarray"]:
-    """The values of the graph's initializers that are not inputs, and of
-    its Constant nodes of a tensor."""
-    inputs = {value.name for value in graph.input}
-    values = {
-        tensor.name: onnx.numpy_helper.to_array(tensor)
-        for tensor in graph.initializer
-        if tensor.name not in inputs
-    }
-    for node in graph.node:
-        if node.op_type == "Constant" and node.domain in _DEFAULT_DOMAINS:
-            for attribute in node.attribute:
-                if attribute.name == "value":
-                    values[node.output[0]] = onnx.numpy_helper.to_array(attribute.t)
-    return values
 
 
 def _function_of(node, opset: int, types) -> Optional["onnx.FunctionProto"]:
@@ -259,11 +248,8 @@ def _taken_branch(node, condition: _Source, defined: Set[str]) -> Optional[List[
     if isinstance(condition, onnx.TensorProto):
         value = onnx.numpy_helper.to_array(condition)
     else:
-        attribute = next((a for a in condition.attribute if a.name == "value"), None)
-        if attribute is None:
-            return None
-        value = onnx.numpy_helper.to_array(attribute.t)
-    if value.size != 1:
+        value = constant_node_value(condition)
+    if value is None or value.size != 1:
         return None
     name = "then_branch" if bool(value.reshape(())) else "else_branch"
     branch = next((a.g for a in node.attribute if a.name == name), None)

@@ -23,7 +23,13 @@ static. Anything else is left as it was, for torch-mlir to refuse.
 import itertools
 from typing import Dict, List, Optional, Set
 
-from ._onnx_values import static_shape, types_of, used_names
+from ._onnx_values import (
+    constant_node_value,
+    constant_values,
+    static_shape,
+    types_of,
+    used_names,
+)
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -43,8 +49,9 @@ _MIN_OPSET = 13
 
 def loops_of_carried_values(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     """`proto` with the main graph's Scans and Loops with scan outputs
-    rewritten into Loops of loop-carried values where they can be; `proto`
-    itself when none can."""
+    rewritten into Loops of loop-carried values where they can be, and
+    converted to opset 13 if it has Loops or Scans of an earlier one;
+    `proto` itself when it has none."""
     if not any(
         n.op_type in ("Loop", "Scan") and n.domain in _DEFAULT_DOMAINS for n in proto.graph.node
     ):
@@ -100,16 +107,7 @@ class _Rewriter:
     def __init__(self, graph: "onnx.GraphProto", opsets):
         self.opsets = opsets
         self.types = types_of(graph)
-        self.constants: Dict[str, "np.ndarray"] = {}
-        inputs = {value.name for value in graph.input}
-        for tensor in graph.initializer:
-            if tensor.name not in inputs:
-                self.constants[tensor.name] = numpy_helper.to_array(tensor)
-        for node in graph.node:
-            if node.op_type == "Constant" and node.domain in _DEFAULT_DOMAINS:
-                value = _constant_node_value(node)
-                if value is not None:
-                    self.constants[node.output[0]] = value
+        self.constants = constant_values(graph)
         self.taken: Set[str] = _names(graph)
         #: The types of the rewritten Loops' results, by name.
         self.declared: Dict[str, "onnx.ValueInfoProto"] = {}
@@ -422,15 +420,6 @@ def _attribute(node, name):
     return None
 
 
-def _constant_node_value(node) -> Optional["np.ndarray"]:
-    for attribute in node.attribute:
-        if attribute.name == "value":
-            return numpy_helper.to_array(attribute.t)
-        if attribute.name in ("value_int", "value_ints", "value_float", "value_floats"):
-            return np.array(helper.get_attribute_value(attribute))
-    return None
-
-
 def _passes_condition_through(body) -> bool:
     """Whether the body yields the condition it is given (through Identity
     nodes), or a constant true: the Loop then runs its trip count."""
@@ -444,7 +433,7 @@ def _passes_condition_through(body) -> bool:
         if producer.op_type == "Identity":
             value = producer.input[0]
         elif producer.op_type == "Constant":
-            constant = _constant_node_value(producer)
+            constant = constant_node_value(producer)
             return constant is not None and constant.size == 1 and bool(constant.reshape(()))
         else:
             return False

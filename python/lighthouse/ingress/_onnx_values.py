@@ -6,8 +6,11 @@ from typing import Dict, List, Optional, Set
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
+np = require("numpy", "onnx")  # onnx's dependency
 
-__all__ = ["static_shape", "types_of", "used_names"]
+__all__ = ["constant_node_value", "constant_values", "static_shape", "types_of", "used_names"]
+
+_DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
 def types_of(graph: "onnx.GraphProto") -> Dict[str, "onnx.TypeProto"]:
@@ -45,3 +48,30 @@ def static_shape(value_type) -> Optional[List[int]]:
     if not all(dim.HasField("dim_value") for dim in dims):
         return None
     return [dim.dim_value for dim in dims]
+
+
+def constant_node_value(node) -> Optional["np.ndarray"]:
+    """The value of a Constant node of a tensor or of numbers."""
+    for attribute in node.attribute:
+        if attribute.name == "value":
+            return onnx.numpy_helper.to_array(attribute.t)
+        if attribute.name in ("value_int", "value_ints", "value_float", "value_floats"):
+            return np.array(onnx.helper.get_attribute_value(attribute))
+    return None
+
+
+def constant_values(graph) -> Dict[str, "np.ndarray"]:
+    """The values of the graph's initializers that are not inputs (which the
+    caller may override), and of its Constant nodes."""
+    inputs = {value.name for value in graph.input}
+    values = {
+        tensor.name: onnx.numpy_helper.to_array(tensor)
+        for tensor in graph.initializer
+        if tensor.name not in inputs
+    }
+    for node in graph.node:
+        if node.op_type == "Constant" and node.domain in _DEFAULT_DOMAINS:
+            value = constant_node_value(node)
+            if value is not None:
+                values[node.output[0]] = value
+    return values
