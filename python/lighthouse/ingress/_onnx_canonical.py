@@ -14,7 +14,7 @@ only then is a Resize rewritten.
 
 from typing import List, Optional
 
-from ._onnx_values import constant_values, static_shape, types_of
+from ._onnx_values import constant_values, replace_nodes, static_shape, types_of
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -37,19 +37,12 @@ def canonical_forms(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     graph = rewritten.graph
     types = types_of(graph)
     constants = constant_values(graph)
-    nodes: List["onnx.NodeProto"] = []
-    count = 0
-    for node in graph.node:
-        plain = _plain_resize(node, types, constants) if _resize_to_rewrite(node) else None
-        if plain is None:
-            nodes.append(node)
-        else:
-            nodes.extend(plain)
-            count += 1
-    if not count:
+
+    def plain(node):
+        return _plain_resize(node, types, constants) if _resize_to_rewrite(node) else None
+
+    if not replace_nodes(graph, plain):
         return proto
-    del graph.node[:]
-    graph.node.extend(nodes)
     return onnx.shape_inference.infer_shapes(rewritten, data_prop=True)
 
 

@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Set
 from ._onnx_values import (
     constant_node_value,
     constant_values,
+    replace_nodes,
     static_shape,
     types_of,
     used_names,
@@ -70,23 +71,16 @@ def loops_of_carried_values(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     rewritten.CopyFrom(proto)
     graph = rewritten.graph
     rewriter = _Rewriter(graph, list(rewritten.opset_import))
-    nodes: List["onnx.NodeProto"] = []
-    count = 0
-    for node in graph.node:
-        replacement = None
-        if node.domain in _DEFAULT_DOMAINS and node.op_type == "Loop":
-            replacement = rewriter.loop(node)
-        elif node.domain in _DEFAULT_DOMAINS and node.op_type == "Scan":
-            replacement = rewriter.scan(node)
-        if replacement is None:
-            nodes.append(node)
-        else:
-            nodes.extend(replacement)
-            count += 1
-    if not count:
+
+    def replacement(node):
+        if node.domain not in _DEFAULT_DOMAINS:
+            return None
+        if node.op_type == "Loop":
+            return rewriter.loop(node)
+        return rewriter.scan(node) if node.op_type == "Scan" else None
+
+    if not replace_nodes(graph, replacement):
         return proto
-    del graph.node[:]
-    graph.node.extend(nodes)
     # ONNX's inference of a Loop may not give its results' types, which the
     # importer needs, and which the rewriting knows.
     # A graph output keeps its name and element type, its shape becomes the

@@ -1,14 +1,21 @@
-"""Types, shapes and uses of the values of ONNX graphs, for the rewrites
-before import."""
+"""Types, shapes, constants and uses of the values of ONNX graphs, and the
+replacement of their nodes, for the rewrites before import."""
 
-from typing import Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set
 
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
 np = require("numpy", "onnx")  # onnx's dependency
 
-__all__ = ["constant_node_value", "constant_values", "static_shape", "types_of", "used_names"]
+__all__ = [
+    "constant_node_value",
+    "constant_values",
+    "replace_nodes",
+    "static_shape",
+    "types_of",
+    "used_names",
+]
 
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -75,3 +82,21 @@ def constant_values(graph) -> Dict[str, "np.ndarray"]:
             if value is not None:
                 values[node.output[0]] = value
     return values
+
+
+def replace_nodes(graph, replacement: Callable[..., Optional[List["onnx.NodeProto"]]]) -> int:
+    """Replaces in place each node of `graph` for which `replacement(node)`
+    gives nodes by those nodes; returns how many it replaced."""
+    nodes: List["onnx.NodeProto"] = []
+    count = 0
+    for node in graph.node:
+        replaced = replacement(node)
+        if replaced is None:
+            nodes.append(node)
+        else:
+            nodes.extend(replaced)
+            count += 1
+    if count:
+        del graph.node[:]
+        graph.node.extend(nodes)
+    return count
