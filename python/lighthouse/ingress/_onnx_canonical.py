@@ -1,20 +1,27 @@
 """ONNX ops rewritten, before import, into equivalent forms that torch-mlir's
-conversions take.
+conversions take. Each rewrite is a function of the node, the types of the
+graph's values and its constants, by op type (`_FORMS`), which gives the
+replacing nodes or None to leave the node as it is.
 
-Since opset 18, Resize may name the `axes` its scales or sizes are for, and
-keep the input's aspect ratio (`keep_aspect_ratio_policy`); torch-mlir
-converts neither. With the scales or sizes constants (folded, or compiled
-for by value) and the input's shape static, both are the plain form: scales,
-sizes and the region of interest given for every axis, stretched. An aspect
-ratio is kept by one scale for all the axes, and the sizes are that scale
-times the input's, rounded; the plain form then interpolates with each
-axis' own size ratio, the same only when the rounding changed nothing, and
-only then is a Resize rewritten.
+- Resize: since opset 18, Resize may name the `axes` its scales or sizes are
+  for, and keep the input's aspect ratio (`keep_aspect_ratio_policy`);
+  torch-mlir converts neither. With the scales or sizes constants (folded, or
+  compiled for by value) and the input's shape static, both are the plain
+  form: scales, sizes and the region of interest given for every axis,
+  stretched. An aspect ratio is kept by one scale for all the axes, and the
+  sizes are that scale times the input's, rounded; the plain form then
+  interpolates with each axis' own size ratio, the same only when the
+  rounding changed nothing, and only then is a Resize rewritten.
+- MatMul of a vector and a stack of matrices (rank 3 or more), which
+  torch-mlir's `aten.matmul` lowering refuses: the vector made a one-row (or
+  one-column) matrix, and that dimension squeezed out of the product.
+- RNN, GRU and LSTM running backwards or both ways: `_onnx_recurrences`.
 """
 
 from typing import List, Optional
 
-from ._onnx_values import constant_values, replace_nodes, static_shape, types_of
+from ._onnx_recurrences import forward_recurrences
+from ._onnx_values import along_axis, constant_values, replace_nodes, static_shape, types_of
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -28,27 +35,30 @@ _DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
 def canonical_forms(proto: "onnx.ModelProto") -> "onnx.ModelProto":
-    """`proto` with the main graph's Resizes that name axes or keep the
-    aspect ratio in the plain form; `proto` itself when none is."""
-    if not any(_resize_to_rewrite(node) for node in proto.graph.node):
+    """`proto` with the main graph's ops that have a canonical form
+    (`_FORMS`) in it; `proto` itself when none is rewritten."""
+    if not any(
+        node.op_type in _FORMS and node.domain in _DEFAULT_DOMAINS for node in proto.graph.node
+    ):
         return proto
     rewritten = onnx.ModelProto()
     rewritten.CopyFrom(proto)
     graph = rewritten.graph
     types = types_of(graph)
     constants = constant_values(graph)
+    opset = next((o.version for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS), 0)
 
-    def plain(node):
-        return _plain_resize(node, types, constants) if _resize_to_rewrite(node) else None
+    def canonical(node):
+        if node.domain not in _DEFAULT_DOMAINS or node.op_type not in _FORMS:
+            return None
+        return _FORMS[node.op_type](node, types, constants, opset)
 
-    if not replace_nodes(graph, plain):
+    if not replace_nodes(graph, canonical):
         return proto
     return onnx.shape_inference.infer_shapes(rewritten, data_prop=True)
 
 
 def _resize_to_rewrite(node) -> bool:
-    if node.op_type != "Resize" or node.domain not in _DEFAULT_DOMAINS:
-        return False
     attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     return "axes" in attributes or attributes.get("keep_aspect_ratio_policy", b"stretch") not in (
         b"stretch",
@@ -56,9 +66,11 @@ def _resize_to_rewrite(node) -> bool:
     )
 
 
-def _plain_resize(node, types, constants) -> Optional[List["onnx.NodeProto"]]:
+def _plain_resize(node, types, constants, opset) -> Optional[List["onnx.NodeProto"]]:
     """The nodes of `node`'s plain form (Constants of the full scales, sizes
-    and region, and the Resize), or None if it has none."""
+    and region, and the Resize), or None if it has none or is one."""
+    if not _resize_to_rewrite(node):
+        return None
     shape = static_shape(types[node.input[0]]) if node.input[0] in types else None
     if shape is None:
         return None
@@ -123,3 +135,36 @@ def _plain_resize(node, types, constants) -> Optional[List["onnx.NodeProto"]]:
     resize.attribute.extend(kept)
     nodes.append(resize)
     return nodes
+
+
+def _matmul_of_matrices(node, types, constants, opset) -> Optional[List["onnx.NodeProto"]]:
+    """A MatMul of a vector and a stack of matrices as one of matrices."""
+    ranks = [
+        len(types[name].tensor_type.shape.dim)
+        if name in types and types[name].tensor_type.HasField("shape")
+        else None
+        for name in node.input
+    ]
+    if None in ranks or sorted(ranks)[0] != 1 or sorted(ranks)[1] < 3:
+        return None
+    vector_is_left = ranks[0] == 1
+    # [K] as [1, K] on the left, [K, 1] on the right.
+    widen, narrow = (0, -2) if vector_is_left else (1, -1)
+
+    vector = node.input[0] if vector_is_left else node.input[1]
+    matrix = f"{node.name}/vector_as_matrix"
+    nodes = along_axis("Unsqueeze", vector, widen, matrix, opset)
+    product = f"{node.name}/product"
+    operands = [matrix, node.input[1]] if vector_is_left else [node.input[0], matrix]
+    nodes.append(helper.make_node("MatMul", operands, [product], name=product))
+    nodes += along_axis("Squeeze", product, narrow, node.output[0], opset)
+    return nodes
+
+
+_FORMS = {
+    "Resize": _plain_resize,
+    "MatMul": _matmul_of_matrices,
+    "RNN": forward_recurrences,
+    "GRU": forward_recurrences,
+    "LSTM": forward_recurrences,
+}

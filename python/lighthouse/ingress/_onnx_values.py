@@ -9,6 +9,8 @@ onnx = require("onnx", "onnx")
 np = require("numpy", "onnx")  # onnx's dependency
 
 __all__ = [
+    "along_axis",
+    "constant_node",
     "constant_node_value",
     "constant_values",
     "replace_nodes",
@@ -100,3 +102,22 @@ def replace_nodes(graph, replacement: Callable[..., Optional[List["onnx.NodeProt
         del graph.node[:]
         graph.node.extend(nodes)
     return count
+
+
+def constant_node(name: str, value: "np.ndarray") -> "onnx.NodeProto":
+    """A Constant node named `name` giving `value`."""
+    return onnx.helper.make_node(
+        "Constant", [], [name], name=name, value=onnx.numpy_helper.from_array(value, name)
+    )
+
+
+def along_axis(op_type: str, value: str, axis: int, output: str, opset: int) -> list:
+    """The nodes of `op_type` (Unsqueeze or Squeeze) of `value` along `axis`,
+    named `output`: the axes an attribute before opset 13, an input since."""
+    if opset < 13:
+        return [onnx.helper.make_node(op_type, [value], [output], name=output, axes=[axis])]
+    axes = f"{output}/axes"
+    return [
+        constant_node(axes, np.array([axis], np.int64)),
+        onnx.helper.make_node(op_type, [value, axes], [output], name=output),
+    ]
