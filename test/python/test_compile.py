@@ -18,6 +18,7 @@ onnx = pytest.importorskip(
 )
 
 import lighthouse  # noqa: E402
+import lighthouse.ingress  # noqa: E402
 import models  # noqa: E402
 from example_packages import install_example  # noqa: E402
 from lighthouse.compiler import CompileError, compile_module  # noqa: E402
@@ -1215,15 +1216,21 @@ def without_the_unsigned_check(monkeypatch):
     monkeypatch.setattr(_unsigned, "check", lambda module: None)
 
 
+#: Cases lowered through a conversion undefined on their values: -x on
+#: uint8 goes through `arith.fptosi` of -255.0 to i8, poison, which is the
+#: wrapped value on some hosts (AVX-512's) and not on others.
+UNDEFINED_WHEN_LOWERED_AS_SIGNED = {"negation"}
+
+
 def lowered_as_signed(ops: dict, op_of) -> list:
-    """The cases of `ops`, each expected to fail (strictly) for as long as
-    torch-mlir computes its op (`op_of(case)`) on unsigned integers as on
-    signed ones."""
+    """The cases of `ops`, each expected to fail (strictly, unless its result
+    is undefined) for as long as torch-mlir computes its op (`op_of(case)`)
+    on unsigned integers as on signed ones."""
     return [
         pytest.param(
             name,
             marks=pytest.mark.xfail(
-                strict=True,
+                strict=name not in UNDEFINED_WHEN_LOWERED_AS_SIGNED,
                 raises=AssertionError,
                 reason=f"torch-mlir lowers {op_of(case)} on unsigned integers as on signed ones",
             ),
@@ -1293,7 +1300,10 @@ def test_trusted_torch_ops_on_uint8_match_eager(pipeline):
     compiled = lighthouse.compile(module, inputs, pipeline=pipeline)
     for index, (actual, expected) in enumerate(zip(compiled(*inputs), module(*inputs))):
         assert actual.dtype == expected.dtype, index
-        torch.testing.assert_close(actual, expected, rtol=0, atol=0, msg=f"output {index}")
+        # Integers exactly; floats within an ulp: eager's sqrt rounds sqrt(133)
+        # one ulp off on AVX-512 hosts, lighthouse's is correctly rounded.
+        rtol = 2.0**-23 if expected.is_floating_point() else 0
+        torch.testing.assert_close(actual, expected, rtol=rtol, atol=0, msg=f"output {index}")
 
 
 REFUSED_UNSIGNED_TORCH_OPS = {
