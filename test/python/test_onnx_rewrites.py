@@ -618,8 +618,10 @@ def test_a_model_of_an_early_opset_is_converted_when_it_fails_to_lower():
     check_compiled(proto, x)
 
 
-def resize_model(operands, attributes, output_shape):
-    """A Resize of a 1x1x2x4 image by constant `operands` (roi, scales, sizes)."""
+def resize_model(operands, attributes, output_shape, input_shape=(1, 1, 2, 4)):
+    """A Resize (nearest, unless `attributes` say) of an image by constant
+    `operands` (roi, scales, sizes)."""
+    operands = {"roi": None, "scales": None, "sizes": None, **operands}
     initializers = [
         numpy_helper.from_array(np.array(value, np.int64 if name == "sizes" else np.float32), name)
         for name, value in operands.items()
@@ -629,8 +631,8 @@ def resize_model(operands, attributes, output_shape):
     while not names[-1]:
         names.pop()
     return model(
-        [helper.make_node("Resize", ["x", *names], ["y"], mode="nearest", **attributes)],
-        [("x", TensorProto.FLOAT, [1, 1, 2, 4])],
+        [helper.make_node("Resize", ["x", *names], ["y"], **{"mode": "nearest", **attributes})],
+        [("x", TensorProto.FLOAT, list(input_shape))],
         [("y", TensorProto.FLOAT, output_shape)],
         opset=19,
         initializers=initializers,
@@ -652,7 +654,6 @@ def resize_model(operands, attributes, output_shape):
     ids=["scales-of-axes", "sizes-of-axes", "not-larger"],
 )
 def test_a_resize_of_some_axes_becomes_one_of_every_axis(operands, attributes, output_shape):
-    operands = {"roi": None, "scales": None, "sizes": None, **operands}
     proto = resize_model(operands, attributes, output_shape)
     plain = next(
         n
@@ -840,6 +841,54 @@ def test_both_ways_with_alphas_of_activations_is_left_as_it_is():
     )
     prepared = onnx_ingress._prepared(onnx_ingress.load(proto))
     assert op_types(prepared) == ["RNN"]
+
+
+RESIZES = [
+    {"mode": "linear", "antialias": 1},
+    {"mode": "cubic", "antialias": 1, "cubic_coeff_a": -0.5},
+    {"mode": "cubic", "exclude_outside": 1, "cubic_coeff_a": -0.5},
+    {"mode": "cubic", "coordinate_transformation_mode": "pytorch_half_pixel"},
+    {"mode": "linear", "coordinate_transformation_mode": "half_pixel_symmetric"},
+    {"mode": "linear", "coordinate_transformation_mode": "tf_crop_and_resize"},
+    {"mode": "nearest", "coordinate_transformation_mode": "align_corners", "nearest_mode": "floor"},
+    {"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "ceil"},
+    {"mode": "nearest", "nearest_mode": "round_prefer_ceil"},
+]
+
+
+@pytest.mark.parametrize("attributes", RESIZES, ids=lambda a: "-".join(map(str, a.values())))
+@pytest.mark.parametrize(
+    "operands, output_shape",
+    [
+        ({"scales": [1.0, 1.0, 0.6, 1.7]}, [1, 2, 3, 8]),
+        ({"sizes": [1, 2, 7, 2]}, [1, 2, 7, 2]),
+        ({"roi": [0, 0, 0.2, 0.1, 1, 1, 0.9, 1.3], "sizes": [1, 2, 4, 6]}, [1, 2, 4, 6]),
+    ],
+    ids=["scales", "sizes", "roi"],
+)
+def test_lighthouses_resize_function_matches_onnxs_reference(attributes, operands, output_shape):
+    """Every mode and coordinate transformation, down and up, along the last
+    two axes (one MatMul or Gather each) and on a 5x5 input."""
+    from lighthouse.ingress import _onnx_fold
+
+    if attributes.get("coordinate_transformation_mode") == "tf_crop_and_resize":
+        operands = {"roi": [0, 0, 0, 0, 1, 1, 1, 1], **operands}  # It needs one.
+    if "roi" in operands:
+        attributes = {**attributes, "extrapolation_value": -3.0}
+    proto = resize_model(operands, attributes, output_shape, input_shape=(1, 2, 5, 5))
+    expanded = _onnx_fold.expand_functions(onnx_ingress.load(proto), {"Resize"})
+    assert "Resize" not in op_types(expanded)
+    x = np.random.default_rng(8).standard_normal((1, 2, 5, 5)).astype(np.float32)
+    (want,) = ReferenceEvaluator(proto).run(None, {"x": x})
+    (got,) = ReferenceEvaluator(expanded).run(None, {"x": x})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_resize_torch_mlir_does_not_convert_is_compiled_as_lighthouses_function():
+    proto = resize_model(
+        {"scales": [1.0, 1.0, 0.5, 0.5]}, {"mode": "linear", "antialias": 1}, [1, 1, 1, 2]
+    )
+    check_compiled(proto, np.arange(8, dtype=np.float32).reshape(1, 1, 2, 4))
 
 
 def branches():

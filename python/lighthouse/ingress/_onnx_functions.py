@@ -9,10 +9,13 @@ node's first inputs only, the others read as constants.
 - CumProd: a Scan along the axis whose state is the running product, from
   ones; reversed and exclusive as the node says. The axis must be a
   constant (folded, or compiled for by value) and the input's shape static.
+- Resize: interpolation along each resized axis by a constant matrix or
+  Gather (`_onnx_interpolation`).
 """
 
 from typing import Callable, Dict, Optional
 
+from ._onnx_interpolation import resize_function
 from ._onnx_values import static_shape
 from ._torch_mlir import require
 
@@ -78,7 +81,7 @@ def _cumulative_product(node, types, constants) -> Optional["onnx.FunctionProto"
 
 #: The ops lighthouse defines, and how (from the node, the types of the
 #: model's values and its constants).
-DEFINED: Dict[str, Callable] = {"CumProd": _cumulative_product}
+DEFINED: Dict[str, Callable] = {"CumProd": _cumulative_product, "Resize": resize_function}
 
 
 def function_of(node, types, constants) -> Optional["onnx.FunctionProto"]:
