@@ -15,11 +15,16 @@ replacing nodes or None to leave the node as it is.
 - MatMul of a vector and a stack of matrices (rank 3 or more), which
   torch-mlir's `aten.matmul` lowering refuses: the vector made a one-row (or
   one-column) matrix, and that dimension squeezed out of the product.
-- RNN, GRU and LSTM running backwards or both ways: `_onnx_recurrences`.
+- RNN, GRU and LSTM: in the forms torch-mlir converts right
+  (`_onnx_recurrences`).
+- GridSample: gathers at the taps of each sampled point
+  (`_onnx_grid_sample`), as torch-mlir converts few of its modes, one of
+  them wrong.
 """
 
 from typing import List, Optional
 
+from ._onnx_grid_sample import sampled_grid
 from ._onnx_recurrences import forward_recurrences
 from ._onnx_values import along_axis, constant_values, replace_nodes, static_shape, types_of
 from ._torch_mlir import require
@@ -167,4 +172,5 @@ _FORMS = {
     "RNN": forward_recurrences,
     "GRU": forward_recurrences,
     "LSTM": forward_recurrences,
+    "GridSample": sampled_grid,
 }
