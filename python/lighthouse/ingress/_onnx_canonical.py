@@ -20,6 +20,13 @@ replacing nodes or None to leave the node as it is.
 - GridSample: gathers at the taps of each sampled point
   (`_onnx_grid_sample`), as torch-mlir converts few of its modes, one of
   them wrong.
+
+Ops torch-mlir converts wrong in some forms, and ONNX defines by functions,
+are expanded into them instead (`converted_wrong`, `_CONVERTED_WRONG`):
+
+- SoftmaxCrossEntropyLoss of rows ([N, C] scores) with weights, averaged:
+  torch-mlir sums the weights as integers (each truncated: weights below 1
+  sum to 0, and the loss is inf).
 """
 
 from typing import List, Optional
@@ -34,7 +41,7 @@ np = require("numpy", "onnx")  # onnx's dependency
 helper = require("onnx.helper", "onnx")
 numpy_helper = require("onnx.numpy_helper", "onnx")
 
-__all__ = ["canonical_forms"]
+__all__ = ["canonical_forms", "converted_wrong"]
 
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -174,3 +181,28 @@ _FORMS = {
     "LSTM": forward_recurrences,
     "GridSample": sampled_grid,
 }
+
+
+def _weighted_mean_over_rows(node, types) -> bool:
+    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    reduction = attributes.get("reduction", b"mean")
+    scores = types.get(node.input[0])
+    rank = len(scores.tensor_type.shape.dim) if scores is not None else None
+    weighted = len(node.input) > 2 and bool(node.input[2])
+    return weighted and reduction in (b"mean", "mean") and rank == 2
+
+
+_CONVERTED_WRONG = {"SoftmaxCrossEntropyLoss": _weighted_mean_over_rows}
+
+
+def converted_wrong(proto: "onnx.ModelProto") -> set:
+    """The ops of which the main graph has a node in a form torch-mlir
+    converts wrong (`_CONVERTED_WRONG`): to expand into ONNX's functions."""
+    types = types_of(proto.graph)
+    return {
+        node.op_type
+        for node in proto.graph.node
+        if node.domain in _DEFAULT_DOMAINS
+        and node.op_type in _CONVERTED_WRONG
+        and _CONVERTED_WRONG[node.op_type](node, types)
+    }
