@@ -27,6 +27,8 @@ are expanded into them instead (`converted_wrong`, `_CONVERTED_WRONG`):
 - SoftmaxCrossEntropyLoss of rows ([N, C] scores) with weights, averaged:
   torch-mlir sums the weights as integers (each truncated: weights below 1
   sum to 0, and the loss is inf).
+- QLinearMatMul of stacks of matrices: torch-mlir's batched product of
+  int8 gives wrong values (lighthouse's function, `_onnx_functions`).
 """
 
 from typing import List, Optional
@@ -192,7 +194,15 @@ def _weighted_mean_over_rows(node, types) -> bool:
     return weighted and reduction in (b"mean", "mean") and rank == 2
 
 
-_CONVERTED_WRONG = {"SoftmaxCrossEntropyLoss": _weighted_mean_over_rows}
+def _stacked(node, types) -> bool:
+    a = types.get(node.input[0])
+    return a is not None and len(a.tensor_type.shape.dim) > 2
+
+
+_CONVERTED_WRONG = {
+    "SoftmaxCrossEntropyLoss": _weighted_mean_over_rows,
+    "QLinearMatMul": _stacked,
+}
 
 
 def converted_wrong(proto: "onnx.ModelProto") -> set:

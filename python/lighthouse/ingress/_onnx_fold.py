@@ -98,6 +98,15 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
             count += 1
     if not count:
         return proto
+    # The inliner takes the types of the values a function is called with
+    # from the graph's inputs and value_info, not from its initializers.
+    graph = expanded.graph
+    typed = {value.name for value in [*graph.input, *graph.value_info, *graph.output]}
+    graph.value_info.extend(
+        onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, tensor.dims)
+        for tensor in graph.initializer
+        if tensor.name not in typed
+    )
     expanded.opset_import.append(onnx.helper.make_opsetid(_EXPANDED_DOMAIN, 1))
     try:
         expanded = inliner.inline_local_functions(expanded, convert_version=True)

@@ -11,6 +11,21 @@ node's first inputs only, the others read as constants.
   constant (folded, or compiled for by value) and the input's shape static.
 - Resize: interpolation along each resized axis by a constant matrix or
   Gather (`_onnx_interpolation`).
+- QLinearMatMul: as ONNX specifies it, the integer product of the inputs
+  less their zero points (MatMulInteger), scaled by the product of their
+  scales and quantized to the output's scale and zero point.
+- TensorScatter: the update written into the cache (ScatterElements) at
+  each batch's write index plus the update's positions along the axis,
+  wrapped around the cache in circular mode.
+- LpPool: (sum of |x|^p over each window)^(1/p), the sum a grouped
+  convolution of ones with the pooling's kernel, strides, pads (auto_pad
+  included) and dilations. Not with `ceil_mode`.
+- ConvTranspose: one per group (torch-mlir's grouped transposed convolution
+  fails), with `auto_pad`'s pads made explicit (it converts none):
+  `stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 - out`
+  split in halves, the odd one at the end for SAME_UPPER; pads that differ
+  at the two ends (which it refuses) as the smaller at both, the rest
+  sliced off the result.
 """
 
 from typing import Callable, Dict, Optional
@@ -79,9 +94,193 @@ def _cumulative_product(node, types, constants) -> Optional["onnx.FunctionProto"
     )
 
 
+def _static_shapes(types, *names) -> Optional[list]:
+    """The static shapes of the values `names`, None unless all have one."""
+    shapes = [static_shape(types[name]) if name in types else None for name in names]
+    return None if None in shapes else shapes
+
+
+def _attributes(node) -> dict:
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def _constant(name: str, value) -> "onnx.NodeProto":
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(value, name))
+
+
+def _function(node, inputs, outputs, nodes, opset: int) -> "onnx.FunctionProto":
+    return helper.make_function(
+        "lighthouse", node.op_type, inputs, outputs, nodes, [helper.make_opsetid("", opset)]
+    )
+
+
+def _quantized_matmul(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    if len(node.input) != 8 or node.input[1] not in types or node.input[6] not in types:
+        return None
+    scale_type = types[node.input[1]].tensor_type.elem_type
+    output_scale_type = types[node.input[6]].tensor_type.elem_type
+    inputs = ["a", "a_scale", "a_zero", "b", "b_scale", "b_zero", "y_scale", "y_zero"]
+    nodes = [
+        helper.make_node("MatMulInteger", ["a", "b", "a_zero", "b_zero"], ["product"]),
+        helper.make_node("Cast", ["product"], ["real_product"], to=scale_type),
+        helper.make_node("Mul", ["a_scale", "b_scale"], ["scale"]),
+        helper.make_node("Mul", ["real_product", "scale"], ["scaled"]),
+        helper.make_node("Cast", ["scaled"], ["unquantized"], to=output_scale_type),
+        helper.make_node("QuantizeLinear", ["unquantized", "y_scale", "y_zero"], ["y"]),
+    ]
+    return _function(node, inputs, ["y"], nodes, 21)
+
+
+def _tensor_scatter(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    shapes = _static_shapes(types, node.input[0], node.input[1])
+    if shapes is None:
+        return None
+    cache_shape, update_shape = shapes
+    attributes = _attributes(node)
+    rank = len(cache_shape)
+    axis = attributes.get("axis", -2) % rank
+    circular = attributes.get("mode", b"linear") in (b"circular", "circular")
+    # Positions along the axis, and the batch's write indices along the batch.
+    along_axis = [-1 if a == axis else 1 for a in range(rank)]
+    along_batch = [-1] + [1] * (rank - 1)
+    steps = np.arange(update_shape[axis], dtype=np.int64).reshape(along_axis)
+    nodes = [_constant("steps", steps)]
+    if len(node.input) > 2 and node.input[2]:
+        nodes += [
+            _constant("batch_shape", np.array(along_batch, np.int64)),
+            helper.make_node("Reshape", ["write_indices", "batch_shape"], ["starts"]),
+            helper.make_node("Add", ["starts", "steps"], ["positions"]),
+        ]
+    else:
+        nodes.append(helper.make_node("Identity", ["steps"], ["positions"]))
+    if circular:
+        nodes += [
+            _constant("length", np.array(cache_shape[axis], np.int64)),
+            helper.make_node("Mod", ["positions", "length"], ["wrapped"]),
+        ]
+    nodes += [
+        _constant("update_shape", np.array(update_shape, np.int64)),
+        helper.make_node(
+            "Expand", ["wrapped" if circular else "positions", "update_shape"], ["indices"]
+        ),
+        helper.make_node(
+            "ScatterElements", ["past_cache", "indices", "update"], ["present_cache"], axis=axis
+        ),
+    ]
+    inputs = ["past_cache", "update", "write_indices"][: len(node.input)]
+    return _function(node, inputs, ["present_cache"], nodes, 18)
+
+
+def _lp_pool(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    x = node.input[0]
+    shape = static_shape(types[x]) if x in types else None
+    attributes = _attributes(node)
+    if shape is None or attributes.get("ceil_mode", 0) or "kernel_shape" not in attributes:
+        return None
+    dtype = helper.tensor_dtype_to_np_dtype(types[x].tensor_type.elem_type)
+    p = attributes.get("p", 2)
+    ones = np.ones([shape[1], 1, *attributes["kernel_shape"]], dtype)
+    convolution = {
+        name: value
+        for name, value in attributes.items()
+        if name in ("auto_pad", "pads", "strides", "dilations", "kernel_shape")
+    }
+    nodes = [
+        _constant("ones", ones),
+        _constant("p", np.array(p, dtype)),
+        _constant("root", np.array(1.0 / p, dtype)),
+        helper.make_node("Abs", ["X"], ["magnitude"]),
+        helper.make_node("Pow", ["magnitude", "p"], ["powered"]),
+        helper.make_node("Conv", ["powered", "ones"], ["summed"], group=shape[1], **convolution),
+        helper.make_node("Pow", ["summed", "root"], ["Y"]),
+    ]
+    return _function(node, ["X"], ["Y"], nodes, 18)
+
+
+def _transposed_convolution(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    shapes = _static_shapes(types, node.input[0], node.input[1])
+    if shapes is None:
+        return None
+    x_shape, w_shape = shapes
+    attributes = _attributes(node)
+    spatial = len(x_shape) - 2
+    group = attributes.pop("group", 1)
+    auto_pad = attributes.pop("auto_pad", b"NOTSET")
+    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        strides = attributes.get("strides", [1] * spatial)
+        dilations = attributes.get("dilations", [1] * spatial)
+        kernel = attributes.get("kernel_shape", w_shape[2:])
+        extra = attributes.get("output_padding", [0] * spatial)
+        out = attributes.pop("output_shape", None) or [
+            size * stride for size, stride in zip(x_shape[2:], strides)
+        ]
+        total = [
+            s * (size - 1) + e + (k - 1) * d + 1 - o
+            for s, size, e, k, d, o in zip(strides, x_shape[2:], extra, kernel, dilations, out)
+        ]
+        smaller = [t // 2 for t in total]
+        larger = [t - t // 2 for t in total]
+        attributes["pads"] = smaller + larger if auto_pad == "SAME_UPPER" else larger + smaller
+    elif auto_pad != "NOTSET":
+        return None
+    pads = list(attributes.get("pads", [0] * 2 * spatial))
+    begins, ends = pads[:spatial], pads[spatial:]
+    if group == 1 and begins == ends and auto_pad == "NOTSET":
+        return None
+    # torch-mlir takes pads the same at both ends only: the smaller, and the
+    # rest of the other end sliced off the result.
+    both = [min(b, e) for b, e in zip(begins, ends)]
+    attributes["pads"] = both + both
+    inputs = ["X", "W", "B"][: len(node.input)]
+    nodes = []
+    if group == 1:
+        nodes.append(helper.make_node("ConvTranspose", inputs, ["full"], **attributes))
+    else:
+        parts = {}
+        for name, size in (("X", x_shape[1]), ("W", w_shape[0]), ("B", w_shape[1] * group)):
+            if name not in inputs:
+                continue
+            nodes.append(_constant(f"{name}_split", np.full(group, size // group, np.int64)))
+            parts[name] = [f"{name}_{g}" for g in range(group)]
+            axis = 1 if name == "X" else 0
+            nodes.append(helper.make_node("Split", [name, f"{name}_split"], parts[name], axis=axis))
+        for g in range(group):
+            nodes.append(
+                helper.make_node(
+                    "ConvTranspose",
+                    [parts[name][g] for name in inputs],
+                    [f"full_{g}"],
+                    **attributes,
+                )
+            )
+        nodes.append(
+            helper.make_node("Concat", [f"full_{g}" for g in range(group)], ["full"], axis=1)
+        )
+    if begins == ends:
+        nodes.append(helper.make_node("Identity", ["full"], ["Y"]))
+    else:
+        starts = [b - m for b, m in zip(begins, both)]
+        stops = [-(e - m) if e > m else np.iinfo(np.int64).max for e, m in zip(ends, both)]
+        nodes += [
+            _constant("starts", np.array(starts, np.int64)),
+            _constant("stops", np.array(stops, np.int64)),
+            _constant("axes", np.arange(2, 2 + spatial, dtype=np.int64)),
+            helper.make_node("Slice", ["full", "starts", "stops", "axes"], ["Y"]),
+        ]
+    return _function(node, inputs, ["Y"], nodes, 18)
+
+
 #: The ops lighthouse defines, and how (from the node, the types of the
 #: model's values and its constants).
-DEFINED: Dict[str, Callable] = {"CumProd": _cumulative_product, "Resize": resize_function}
+DEFINED: Dict[str, Callable] = {
+    "CumProd": _cumulative_product,
+    "Resize": resize_function,
+    "QLinearMatMul": _quantized_matmul,
+    "TensorScatter": _tensor_scatter,
+    "LpPool": _lp_pool,
+    "ConvTranspose": _transposed_convolution,
+}
 
 
 def function_of(node, types, constants) -> Optional["onnx.FunctionProto"]:
