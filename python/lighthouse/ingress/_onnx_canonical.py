@@ -28,7 +28,11 @@ are expanded into them instead (`converted_wrong`, `_CONVERTED_WRONG`):
   torch-mlir sums the weights as integers (each truncated: weights below 1
   sum to 0, and the loss is inf).
 - QLinearMatMul of stacks of matrices: torch-mlir's batched product of
-  int8 gives wrong values (lighthouse's function, `_onnx_functions`).
+  int8 gives wrong values (lighthouse's function, `_onnx_functions`, as
+  for the next ones).
+- LpNormalization: a vector of zeros gives NaN (ONNX: zeros).
+- SpaceToDepth of CRD mode: torch-mlir ignores the mode.
+- Pad of wrap mode: torch-mlir's conversion does not end.
 """
 
 from typing import List, Optional
@@ -199,9 +203,22 @@ def _stacked(node, types) -> bool:
     return a is not None and len(a.tensor_type.shape.dim) > 2
 
 
+def _attribute_is(name: str, value: str):
+    def test(node, types) -> bool:
+        for attribute in node.attribute:
+            if attribute.name == name:
+                return helper.get_attribute_value(attribute) in (value, value.encode())
+        return False
+
+    return test
+
+
 _CONVERTED_WRONG = {
     "SoftmaxCrossEntropyLoss": _weighted_mean_over_rows,
     "QLinearMatMul": _stacked,
+    "LpNormalization": lambda node, types: True,
+    "SpaceToDepth": _attribute_is("mode", "CRD"),
+    "Pad": _attribute_is("mode", "wrap"),
 }
 
 

@@ -26,6 +26,16 @@ node's first inputs only, the others read as constants.
   split in halves, the odd one at the end for SAME_UPPER; pads that differ
   at the two ends (which it refuses) as the smaller at both, the rest
   sliced off the result.
+- Col2Im: the transposed convolution of the columns, as blocks of the
+  grid of block positions, with one-hot kernels (one per block element,
+  grouped by channel): each column element lands at its block's position
+  plus its offset in the block, and overlapping ones add up.
+- LpNormalization: X over its p-norm along the axis, a norm of zero taken
+  as one (ONNX gives 0 for a vector of zeros, torch-mlir's conversion NaN).
+- SpaceToDepth of CRD mode (which torch-mlir's conversion ignores):
+  Reshape, Transpose, Reshape.
+- Pad of wrap mode (whose conversion by torch-mlir does not end): a Gather
+  of the positions modulo the size along each padded axis.
 """
 
 from typing import Callable, Dict, Optional
@@ -271,6 +281,127 @@ def _transposed_convolution(node, types, constants) -> Optional["onnx.FunctionPr
     return _function(node, inputs, ["Y"], nodes, 18)
 
 
+def _columns_to_image(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    shapes = _static_shapes(types, node.input[0])
+    image, block = (constants.get(name) for name in node.input[1:3])
+    if shapes is None or image is None or block is None or len(shapes[0]) != 3:
+        return None
+    (batch, columns, count), image, block = shapes[0], list(image), list(block)
+    spatial = len(block)
+    attributes = _attributes(node)
+    dilations = attributes.get("dilations", [1] * spatial)
+    pads = attributes.get("pads", [0] * 2 * spatial)
+    strides = attributes.get("strides", [1] * spatial)
+    size = int(np.prod(block))
+    if columns % size:
+        return None
+    channels = columns // size
+    extents = [d * (b - 1) + 1 for d, b in zip(dilations, block)]
+    grid = [
+        (i + pads[k] + pads[spatial + k] - e) // s + 1
+        for k, (i, e, s) in enumerate(zip(image, extents, strides))
+    ]
+    if int(np.prod(grid)) != count:
+        return None
+    # The transposed convolution's output falls short of the image by what
+    # the last stride leaves.
+    reached = [
+        s * (n - 1) + e - pads[k] - pads[spatial + k]
+        for k, (s, n, e) in enumerate(zip(strides, grid, extents))
+    ]
+    kernels = np.zeros(
+        (columns, 1, *block),
+        helper.tensor_dtype_to_np_dtype(types[node.input[0]].tensor_type.elem_type),
+    )
+    for column in range(columns):
+        kernels[(column, 0, *np.unravel_index(column % size, block))] = 1
+    nodes = [
+        _constant("grid_shape", np.array([batch, columns, *grid], np.int64)),
+        _constant("kernels", kernels),
+        helper.make_node("Reshape", ["input", "grid_shape"], ["blocks"]),
+        helper.make_node(
+            "ConvTranspose",
+            ["blocks", "kernels"],
+            ["image"],
+            group=channels,
+            dilations=dilations,
+            pads=pads,
+            strides=strides,
+            output_padding=[i - r for i, r in zip(image, reached)],
+        ),
+    ]
+    return _function(node, ["input"], ["image"], nodes, 18)
+
+
+def _lp_normalization(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    attributes = _attributes(node)
+    p, axis = attributes.get("p", 2), attributes.get("axis", -1)
+    if p not in (1, 2):
+        return None
+    nodes = [
+        _constant("axes", np.array([axis], np.int64)),
+        helper.make_node(
+            "ReduceL2" if p == 2 else "ReduceL1", ["input", "axes"], ["norm"], keepdims=1
+        ),
+        _constant("zero", np.zeros((), np.float32)),
+        _constant("one", np.ones((), np.float32)),
+        helper.make_node("CastLike", ["zero", "norm"], ["typed_zero"]),
+        helper.make_node("CastLike", ["one", "norm"], ["typed_one"]),
+        helper.make_node("Equal", ["norm", "typed_zero"], ["zero_norm"]),
+        helper.make_node("Where", ["zero_norm", "typed_one", "norm"], ["divisor"]),
+        helper.make_node("Div", ["input", "divisor"], ["output"]),
+    ]
+    return _function(node, ["input"], ["output"], nodes, 18)
+
+
+def _space_to_depth(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    shapes = _static_shapes(types, node.input[0])
+    attributes = _attributes(node)
+    b = attributes.get("blocksize")
+    if shapes is None or len(shapes[0]) != 4 or not b:
+        return None
+    n, c, h, w = shapes[0]
+    # CRD: each channel's b x b block elements, channel first.
+    nodes = [
+        _constant("blocks", np.array([n, c, h // b, b, w // b, b], np.int64)),
+        _constant("depth", np.array([n, c * b * b, h // b, w // b], np.int64)),
+        helper.make_node("Reshape", ["input", "blocks"], ["blocked"]),
+        helper.make_node("Transpose", ["blocked"], ["moved"], perm=[0, 1, 3, 5, 2, 4]),
+        helper.make_node("Reshape", ["moved", "depth"], ["output"]),
+    ]
+    return _function(node, ["input"], ["output"], nodes, 18)
+
+
+def _wrapped_pad(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    shapes = _static_shapes(types, node.input[0])
+    pads = constants.get(node.input[1]) if len(node.input) > 1 else None
+    if shapes is None or pads is None:
+        return None
+    shape = shapes[0]
+    rank = len(shape)
+    axes = list(range(rank))
+    if len(node.input) > 3 and node.input[3]:
+        given = constants.get(node.input[3])
+        if given is None:
+            return None
+        axes = [int(a) % rank for a in given]
+    pads = [int(p) for p in pads]
+    nodes = []
+    value = "data"
+    for index, axis in enumerate(axes):
+        before, after = pads[index], pads[len(axes) + index]
+        if before == after == 0:
+            continue
+        positions = np.arange(-before, shape[axis] + after, dtype=np.int64) % shape[axis]
+        nodes.append(_constant(f"positions{axis}", positions))
+        nodes.append(
+            helper.make_node("Gather", [value, f"positions{axis}"], [f"padded{axis}"], axis=axis)
+        )
+        value = f"padded{axis}"
+    nodes.append(helper.make_node("Identity", [value], ["output"]))
+    return _function(node, ["data"], ["output"], nodes, 18)
+
+
 #: The ops lighthouse defines, and how (from the node, the types of the
 #: model's values and its constants).
 DEFINED: Dict[str, Callable] = {
@@ -280,6 +411,10 @@ DEFINED: Dict[str, Callable] = {
     "TensorScatter": _tensor_scatter,
     "LpPool": _lp_pool,
     "ConvTranspose": _transposed_convolution,
+    "Col2Im": _columns_to_image,
+    "LpNormalization": _lp_normalization,
+    "SpaceToDepth": _space_to_depth,
+    "Pad": _wrapped_pad,
 }
 
 
