@@ -416,6 +416,29 @@ def test_axes_computed_from_data_are_not_compiled_for_by_value():
         lighthouse.compile_onnx(proto)
 
 
+def test_sizes_the_failing_nodes_data_is_computed_from_are_compiled_for_by_value():
+    """ONNX's function of AffineGrid: the grid it transposes is made of
+    Ranges to the sizes an If's branches read from the `size` input by
+    name. The lowering fails at the Transpose of data of unknown shape."""
+    from lighthouse.ingress import _onnx_fold
+
+    proto = model(
+        [helper.make_node("AffineGrid", ["theta", "size"], ["grid"])],
+        [("theta", TensorProto.FLOAT, [2, 2, 3]), ("size", TensorProto.INT64, [4])],
+        [("grid", TensorProto.FLOAT, [2, 5, 6, 2])],
+        opset=20,
+    )
+    expanded = _onnx_fold.expand_functions(onnx_ingress.load(proto), {"AffineGrid"})
+    assert "AffineGrid" not in op_types(expanded)
+    compiled = lighthouse.compile_onnx(expanded)
+    assert compiled.specialized_inputs == ("size",)
+    theta = np.random.default_rng(3).standard_normal((2, 2, 3)).astype(np.float32)
+    size = np.array([2, 3, 5, 6], np.int64)
+    np.testing.assert_allclose(
+        compiled(theta, size), reference(proto, theta, size), rtol=1e-5, atol=1e-6
+    )
+
+
 def vector(name, shape, kind=TensorProto.FLOAT):
     return helper.make_tensor_value_info(name, kind, shape)
 

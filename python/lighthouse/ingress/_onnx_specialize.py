@@ -15,6 +15,7 @@ takes them.
 import math
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from ._onnx_values import used_names
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -110,22 +111,38 @@ def value_determined_inputs(proto: "onnx.ModelProto", nodes: Iterable[str]) -> L
     model is not compiled for each value of data."""
     graph = proto.graph
     by_name = {node.name: node for node in graph.node if node.name}
-    starts = [by_name[name.split("/")[0]] for name in nodes if name.split("/")[0] in by_name]
+    # A node of the graph itself, or the one holding it.
+    held = [name if name in by_name else name.split("/")[0] for name in nodes]
+    starts = [by_name[name] for name in held if name in by_name]
     producers = {output: node for node in graph.node for output in node.output if output}
     inputs = {name: (dtype, shape) for name, dtype, shape in declared_inputs(proto)}
     opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
 
-    pending = [value for node in starts for value in _shape_operands(node, opset)]
+    # (value, whether it determines a shape): the failing nodes' operands,
+    # then their producers' operands, back to the graph's inputs. A value
+    # that determines a shape makes every operand of its producer one; the
+    # data a node takes has the shapes of its own producers' shape operands
+    # (an expanded AffineGrid fails at a Transpose of a grid whose size is
+    # a Range to an input's value).
+    pending = [
+        (value, value in _shape_operands(node, opset)) for node in starts for value in node.input
+    ]
     seen, found = set(), set()
     while pending:
-        value = pending.pop()
-        if not value or value in seen:
+        value, shaping = pending.pop()
+        if not value or (value, shaping) in seen:
             continue
-        seen.add(value)
+        seen.add((value, shaping))
         if value in inputs:
-            found.add(value)
-        elif value in producers and producers[value].op_type not in _SHAPE_OF:
-            pending.extend(producers[value].input)
+            if shaping:
+                found.add(value)
+            continue
+        producer = producers.get(value)
+        if producer is None or producer.op_type in _SHAPE_OF:
+            continue
+        operands = set(_shape_operands(producer, opset))
+        # An If's or Loop's branches read values of the graph by name.
+        pending.extend((v, shaping or v in operands) for v in used_names([producer]))
     for name in found:
         dtype, shape = inputs[name]
         if dtype is None or shape is None or None in shape:
