@@ -1082,6 +1082,20 @@ LIGHTHOUSE_FUNCTIONS = {
         19,
         {"pads": [0, 4, 0, 0, 1, -1]},
     ),
+    "bitcast-int8-to-uint8": (
+        helper.make_node("BitCast", ["x"], ["y"], to=TensorProto.UINT8),
+        [("x", TensorProto.INT8, [2, 5])],
+        [("y", TensorProto.UINT8, [2, 5])],
+        26,
+        {},
+    ),
+    "compress-flattened": (
+        helper.make_node("Compress", ["x", "keep"], ["y"]),
+        [("x", TensorProto.FLOAT, [2, 3]), ("keep", TensorProto.BOOL, [4])],
+        [("y", TensorProto.FLOAT, ["selected"])],
+        11,
+        {},
+    ),
 }
 
 
@@ -1107,6 +1121,27 @@ def test_ops_lighthouse_defines_match_onnxruntime(name):
     if name == "lpnormalization-of-zeros":
         values[0][:, 1] = 0
     check_against_onnxruntime(proto, values)
+
+
+@pytest.mark.parametrize("axis", [None, 1])
+def test_compress_selects_as_many_as_its_condition_says(axis):
+    """The output's declared size is that of one condition; the compiled
+    code selects what each call's condition selects, past its length none."""
+    attributes = {} if axis is None else {"axis": axis}
+    proto = model(
+        [helper.make_node("Compress", ["x", "keep"], ["y"], **attributes)],
+        [("x", TensorProto.FLOAT, [2, 4]), ("keep", TensorProto.BOOL, [3])],
+        [("y", TensorProto.FLOAT, [2] if axis is None else [2, 2])],
+        opset=11,
+    )
+    prepared = onnx_ingress._prepared(onnx_ingress.load(proto))
+    dims = prepared.graph.output[0].type.tensor_type.shape.dim
+    assert [d.dim_value or None for d in dims] == ([None] if axis is None else [2, None])
+    compiled = lighthouse.compile_onnx(proto)
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    for keep in ([True, False, True], [False, True, True], [False, False, False]):
+        keep = np.array(keep)
+        np.testing.assert_array_equal(compiled(x, keep), reference(proto, x, keep))
 
 
 def branches():

@@ -47,7 +47,7 @@ np = require("numpy", "onnx")  # onnx's dependency
 helper = require("onnx.helper", "onnx")
 numpy_helper = require("onnx.numpy_helper", "onnx")
 
-__all__ = ["canonical_forms", "converted_wrong"]
+__all__ = ["canonical_forms", "converted_wrong", "outputs_as_inferred"]
 
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -233,3 +233,35 @@ def converted_wrong(proto: "onnx.ModelProto") -> set:
         and node.op_type in _CONVERTED_WRONG
         and _CONVERTED_WRONG[node.op_type](node, types)
     }
+
+
+def outputs_as_inferred(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+    """`proto` with the sizes its graph outputs declare but its computation
+    does not fix left unknown (`proto` itself when there are none): the
+    number of elements Compress or NonZero select depends on the data, and
+    torch-mlir cannot cast what it computes to the size a model declares
+    (from the data it was exported with)."""
+    probe = onnx.ModelProto()
+    probe.CopyFrom(proto)
+    for value in probe.graph.output:
+        value.type.tensor_type.ClearField("shape")
+    try:
+        inferred = onnx.shape_inference.infer_shapes(probe, data_prop=True).graph.output
+    except Exception:  # noqa: BLE001 - onnx's C++ inference fails in its own ways
+        return proto
+    relaxed = None
+    for index, (declared, computed) in enumerate(zip(proto.graph.output, inferred)):
+        declared_dims = declared.type.tensor_type.shape.dim
+        computed_type = computed.type.tensor_type
+        if not computed_type.HasField("shape") or len(computed_type.shape.dim) != len(
+            declared_dims
+        ):
+            continue
+        for axis, (dim, found) in enumerate(zip(declared_dims, computed_type.shape.dim)):
+            if dim.HasField("dim_value") and not found.HasField("dim_value"):
+                if relaxed is None:
+                    relaxed = onnx.ModelProto()
+                    relaxed.CopyFrom(proto)
+                target = relaxed.graph.output[index].type.tensor_type.shape.dim[axis]
+                target.dim_param = f"{declared.name}_dim{axis}"
+    return proto if relaxed is None else relaxed

@@ -73,6 +73,16 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
     if not any(n.domain in _DEFAULT_DOMAINS and n.op_type in ops for n in proto.graph.node):
         return proto
     opset = next((o.version for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS), None)
+    newer = _opset_of_lighthouses_functions(proto, ops, opset)
+    if newer is not None:
+        # The inliner converts a function to the model's opset, and ONNX's
+        # converter does not convert down: the model goes up to the
+        # function's instead.
+        try:
+            proto = onnx.version_converter.convert_version(proto, newer)
+        except Exception:  # noqa: BLE001 - onnx's C++ converter fails in its own ways
+            return proto
+        opset = newer
     expanded = onnx.ModelProto()
     expanded.CopyFrom(proto)
     types = types_of(expanded.graph)
@@ -119,6 +129,26 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
     del expanded.opset_import[:]
     expanded.opset_import.extend(kept)
     return onnx.shape_inference.infer_shapes(expanded, data_prop=True)
+
+
+def _opset_of_lighthouses_functions(proto, ops, opset) -> Optional[int]:
+    """The opset of lighthouse's functions of the nodes of `ops` that ONNX
+    defines none for, when later than the model's `opset`."""
+    types = types_of(proto.graph)
+    constants = constant_values(proto.graph)
+    newest = None
+    for node in proto.graph.node:
+        if node.domain not in _DEFAULT_DOMAINS or node.op_type not in ops:
+            continue
+        if _function_of(node, opset, types) is not None:
+            continue
+        function = lighthouse_function_of(node, types, constants)
+        if function is None:
+            continue
+        version = next(o.version for o in function.opset_import if o.domain in _DEFAULT_DOMAINS)
+        if opset is not None and version > opset:
+            newest = max(newest or version, version)
+    return newest
 
 
 def _function_of(node, opset: int, types) -> Optional["onnx.FunctionProto"]:

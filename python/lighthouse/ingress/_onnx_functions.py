@@ -36,6 +36,12 @@ node's first inputs only, the others read as constants.
   Reshape, Transpose, Reshape.
 - Pad of wrap mode (whose conversion by torch-mlir does not end): a Gather
   of the positions modulo the size along each padded axis.
+- BitCast between integer types of one width (and from bool to 8 bits): a
+  Cast, which ONNX defines as two's complement wrapping, the same bits.
+  Between floats and integers it has none.
+- Compress: a Gather of the positions NonZero finds in the condition (which
+  drops the slices past the condition's length, as ONNX does), along the
+  axis or of the flattened input.
 """
 
 from typing import Callable, Dict, Optional
@@ -402,6 +408,36 @@ def _wrapped_pad(node, types, constants) -> Optional["onnx.FunctionProto"]:
     return _function(node, ["data"], ["output"], nodes, 18)
 
 
+def _integer_bit_cast(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    x = node.input[0]
+    target = _attributes(node).get("to")
+    if x not in types or target is None:
+        return None
+    source = helper.tensor_dtype_to_np_dtype(types[x].tensor_type.elem_type)
+    result = helper.tensor_dtype_to_np_dtype(target)
+    if result.kind not in "iu" or source.kind not in "iub" or source.itemsize != result.itemsize:
+        return None
+    nodes = [helper.make_node("Cast", ["input"], ["output"], to=target)]
+    return _function(node, ["input"], ["output"], nodes, 13)
+
+
+def _compress(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    axis = _attributes(node).get("axis")
+    nodes = [
+        helper.make_node("NonZero", ["condition"], ["found"]),
+        _constant("flat", np.array([-1], np.int64)),
+        helper.make_node("Reshape", ["found", "flat"], ["positions"]),
+    ]
+    if axis is None:
+        nodes.append(helper.make_node("Reshape", ["input", "flat"], ["selected_from"]))
+    else:
+        nodes.append(helper.make_node("Identity", ["input"], ["selected_from"]))
+    nodes.append(
+        helper.make_node("Gather", ["selected_from", "positions"], ["output"], axis=axis or 0)
+    )
+    return _function(node, ["input", "condition"], ["output"], nodes, 18)
+
+
 #: The ops lighthouse defines, and how (from the node, the types of the
 #: model's values and its constants).
 DEFINED: Dict[str, Callable] = {
@@ -415,6 +451,8 @@ DEFINED: Dict[str, Callable] = {
     "LpNormalization": _lp_normalization,
     "SpaceToDepth": _space_to_depth,
     "Pad": _wrapped_pad,
+    "Compress": _compress,
+    "BitCast": _integer_bit_cast,
 }
 
 

@@ -15,7 +15,7 @@ import os
 from typing import Callable, Iterable, Optional, Set, Tuple, Union
 
 from .. import ir
-from ._onnx_canonical import canonical_forms, converted_wrong
+from ._onnx_canonical import canonical_forms, converted_wrong, outputs_as_inferred
 from ._onnx_fold import expand_functions, fold_constants
 from ._onnx_functions import DEFINED
 from ._onnx_loops import loops_of_carried_values
@@ -203,12 +203,13 @@ def _prepared(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     in the forms torch-mlir converts right (`_onnx_canonical`: Resize with
     axes; the ops it converts wrong expanded into their functions) and its
     Scans and Loops with scan outputs made Loops of loop-carried values
-    (`_onnx_loops`), all of which need constants folded."""
+    (`_onnx_loops`), all of which need constants folded; the output sizes
+    it declares but does not compute left unknown."""
     folded = fold_constants(proto)
     expanded = expand_functions(folded, converted_wrong(folded))
     if expanded is not folded:  # The functions' values computed from constants.
         folded = fold_constants(expanded)
-    return loops_of_carried_values(canonical_forms(folded))
+    return outputs_as_inferred(loops_of_carried_values(canonical_forms(folded)))
 
 
 def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Module:
