@@ -92,30 +92,27 @@ def operators_left(module) -> str:
     """Diagnostics, in the form of a conversion's, for the `torch.operator`
     ops left in `module`: the ONNX conversion passes leave an op they have no
     pattern for (onnx.CumProd) as it was, and the next pipeline would fail
-    on its operands instead (a `torch.vtensor.literal`), naming neither."""
+    on its operands instead (a `torch.vtensor.literal`), naming neither.
+    A walk in C++ (`Operation.walk`): iterating blocks in Python builds the
+    Python class of every op, and the first linalg op imports linalg's
+    OpDSL, 0.2 s of a 0.35 s lowering of the smallest test model."""
+    tm_ir = bindings()[0]
     left = []
 
-    def visit(op) -> None:
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    child = child.operation
-                    if child.name == "torch.operator":
-                        location = str(child.location)
-                        name = _NAME_LOCATION.match(location)
-                        where = f'"{name.group(1)}"' if name else "unknown"
-                        asm = child.get_asm(
-                            print_generic_op_form=True,
-                            large_elements_limit=16,
-                            use_local_scope=True,
-                        ).splitlines()[0]
-                        left.append(
-                            f"error: {where}: failed to legalize operation 'torch.operator' "
-                            f"that no conversion took: {asm}"
-                        )
-                    visit(child)
+    def visit(op):
+        if op.name == "torch.operator":
+            name = _NAME_LOCATION.match(str(op.location))
+            where = f'"{name.group(1)}"' if name else "unknown"
+            asm = op.get_asm(
+                print_generic_op_form=True, large_elements_limit=16, use_local_scope=True
+            ).splitlines()[0]
+            left.append(
+                f"error: {where}: failed to legalize operation 'torch.operator' "
+                f"that no conversion took: {asm}"
+            )
+        return tm_ir.WalkResult.ADVANCE
 
-    visit(module.operation)
+    module.operation.walk(visit)
     return "\n".join(left)
 
 
