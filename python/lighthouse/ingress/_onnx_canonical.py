@@ -21,8 +21,9 @@ replacing nodes or None to leave the node as it is.
   (`_onnx_grid_sample`), as torch-mlir converts few of its modes, one of
   them wrong.
 
-Ops torch-mlir converts wrong in some forms, and ONNX defines by functions,
-are expanded into them instead (`converted_wrong`, `_CONVERTED_WRONG`):
+Ops torch-mlir converts wrong in some forms, and ONNX or lighthouse define
+by functions, are expanded into them instead (`converted_wrong`,
+`_CONVERTED_WRONG`):
 
 - SoftmaxCrossEntropyLoss of rows ([N, C] scores) with weights, averaged:
   torch-mlir sums the weights as integers (each truncated: weights below 1
@@ -39,13 +40,19 @@ from typing import List, Optional
 
 from ._onnx_grid_sample import sampled_grid
 from ._onnx_recurrences import forward_recurrences
-from ._onnx_values import along_axis, constant_values, replace_nodes, static_shape, types_of
+from ._onnx_values import (
+    along_axis,
+    constant_node,
+    constant_values,
+    replace_nodes,
+    static_shape,
+    types_of,
+)
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
 np = require("numpy", "onnx")  # onnx's dependency
 helper = require("onnx.helper", "onnx")
-numpy_helper = require("onnx.numpy_helper", "onnx")
 
 __all__ = ["canonical_forms", "converted_wrong", "outputs_as_inferred"]
 
@@ -140,11 +147,7 @@ def _plain_resize(node, types, constants, opset) -> Optional[List["onnx.NodeProt
             names.append("")
             continue
         name = f"{node.name}/{role}_of_every_axis"
-        nodes.append(
-            helper.make_node(
-                "Constant", [], [name], name=name, value=numpy_helper.from_array(value, name)
-            )
-        )
+        nodes.append(constant_node(name, value))
         names.append(name)
     while names and not names[-1]:
         names.pop()
@@ -224,7 +227,8 @@ _CONVERTED_WRONG = {
 
 def converted_wrong(proto: "onnx.ModelProto") -> set:
     """The ops of which the main graph has a node in a form torch-mlir
-    converts wrong (`_CONVERTED_WRONG`): to expand into ONNX's functions."""
+    converts wrong (`_CONVERTED_WRONG`): to expand into ONNX's or
+    lighthouse's functions."""
     types = types_of(proto.graph)
     return {
         node.op_type

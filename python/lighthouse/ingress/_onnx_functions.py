@@ -47,7 +47,7 @@ node's first inputs only, the others read as constants.
 from typing import Callable, Dict, Optional
 
 from ._onnx_interpolation import resize_function
-from ._onnx_values import static_shape
+from ._onnx_values import constant_node, static_shape
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -86,12 +86,7 @@ def _cumulative_product(node, types, constants) -> Optional["onnx.FunctionProto"
     )
     one = numpy_helper.from_array(np.ones(1, helper.tensor_dtype_to_np_dtype(element)), "value")
     nodes = [
-        helper.make_node(
-            "Constant",
-            [],
-            ["row_shape"],
-            value=numpy_helper.from_array(np.array(row_shape, np.int64), "row_shape"),
-        ),
+        constant_node("row_shape", np.array(row_shape, np.int64)),
         helper.make_node("ConstantOfShape", ["row_shape"], ["ones"], value=one),
         helper.make_node(
             "Scan",
@@ -118,10 +113,6 @@ def _static_shapes(types, *names) -> Optional[list]:
 
 def _attributes(node) -> dict:
     return {a.name: helper.get_attribute_value(a) for a in node.attribute}
-
-
-def _constant(name: str, value) -> "onnx.NodeProto":
-    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(value, name))
 
 
 def _function(node, inputs, outputs, nodes, opset: int) -> "onnx.FunctionProto":
@@ -160,10 +151,10 @@ def _tensor_scatter(node, types, constants) -> Optional["onnx.FunctionProto"]:
     along_axis = [-1 if a == axis else 1 for a in range(rank)]
     along_batch = [-1] + [1] * (rank - 1)
     steps = np.arange(update_shape[axis], dtype=np.int64).reshape(along_axis)
-    nodes = [_constant("steps", steps)]
+    nodes = [constant_node("steps", steps)]
     if len(node.input) > 2 and node.input[2]:
         nodes += [
-            _constant("batch_shape", np.array(along_batch, np.int64)),
+            constant_node("batch_shape", np.array(along_batch, np.int64)),
             helper.make_node("Reshape", ["write_indices", "batch_shape"], ["starts"]),
             helper.make_node("Add", ["starts", "steps"], ["positions"]),
         ]
@@ -171,11 +162,11 @@ def _tensor_scatter(node, types, constants) -> Optional["onnx.FunctionProto"]:
         nodes.append(helper.make_node("Identity", ["steps"], ["positions"]))
     if circular:
         nodes += [
-            _constant("length", np.array(cache_shape[axis], np.int64)),
+            constant_node("length", np.array(cache_shape[axis], np.int64)),
             helper.make_node("Mod", ["positions", "length"], ["wrapped"]),
         ]
     nodes += [
-        _constant("update_shape", np.array(update_shape, np.int64)),
+        constant_node("update_shape", np.array(update_shape, np.int64)),
         helper.make_node(
             "Expand", ["wrapped" if circular else "positions", "update_shape"], ["indices"]
         ),
@@ -202,9 +193,9 @@ def _lp_pool(node, types, constants) -> Optional["onnx.FunctionProto"]:
         if name in ("auto_pad", "pads", "strides", "dilations", "kernel_shape")
     }
     nodes = [
-        _constant("ones", ones),
-        _constant("p", np.array(p, dtype)),
-        _constant("root", np.array(1.0 / p, dtype)),
+        constant_node("ones", ones),
+        constant_node("p", np.array(p, dtype)),
+        constant_node("root", np.array(1.0 / p, dtype)),
         helper.make_node("Abs", ["X"], ["magnitude"]),
         helper.make_node("Pow", ["magnitude", "p"], ["powered"]),
         helper.make_node("Conv", ["powered", "ones"], ["summed"], group=shape[1], **convolution),
@@ -257,7 +248,7 @@ def _transposed_convolution(node, types, constants) -> Optional["onnx.FunctionPr
         for name, size in (("X", x_shape[1]), ("W", w_shape[0]), ("B", w_shape[1] * group)):
             if name not in inputs:
                 continue
-            nodes.append(_constant(f"{name}_split", np.full(group, size // group, np.int64)))
+            nodes.append(constant_node(f"{name}_split", np.full(group, size // group, np.int64)))
             parts[name] = [f"{name}_{g}" for g in range(group)]
             axis = 1 if name == "X" else 0
             nodes.append(helper.make_node("Split", [name, f"{name}_split"], parts[name], axis=axis))
@@ -279,9 +270,9 @@ def _transposed_convolution(node, types, constants) -> Optional["onnx.FunctionPr
         starts = [b - m for b, m in zip(begins, both)]
         stops = [-(e - m) if e > m else np.iinfo(np.int64).max for e, m in zip(ends, both)]
         nodes += [
-            _constant("starts", np.array(starts, np.int64)),
-            _constant("stops", np.array(stops, np.int64)),
-            _constant("axes", np.arange(2, 2 + spatial, dtype=np.int64)),
+            constant_node("starts", np.array(starts, np.int64)),
+            constant_node("stops", np.array(stops, np.int64)),
+            constant_node("axes", np.arange(2, 2 + spatial, dtype=np.int64)),
             helper.make_node("Slice", ["full", "starts", "stops", "axes"], ["Y"]),
         ]
     return _function(node, inputs, ["Y"], nodes, 18)
@@ -322,8 +313,8 @@ def _columns_to_image(node, types, constants) -> Optional["onnx.FunctionProto"]:
     for column in range(columns):
         kernels[(column, 0, *np.unravel_index(column % size, block))] = 1
     nodes = [
-        _constant("grid_shape", np.array([batch, columns, *grid], np.int64)),
-        _constant("kernels", kernels),
+        constant_node("grid_shape", np.array([batch, columns, *grid], np.int64)),
+        constant_node("kernels", kernels),
         helper.make_node("Reshape", ["input", "grid_shape"], ["blocks"]),
         helper.make_node(
             "ConvTranspose",
@@ -345,12 +336,12 @@ def _lp_normalization(node, types, constants) -> Optional["onnx.FunctionProto"]:
     if p not in (1, 2):
         return None
     nodes = [
-        _constant("axes", np.array([axis], np.int64)),
+        constant_node("axes", np.array([axis], np.int64)),
         helper.make_node(
             "ReduceL2" if p == 2 else "ReduceL1", ["input", "axes"], ["norm"], keepdims=1
         ),
-        _constant("zero", np.zeros((), np.float32)),
-        _constant("one", np.ones((), np.float32)),
+        constant_node("zero", np.zeros((), np.float32)),
+        constant_node("one", np.ones((), np.float32)),
         helper.make_node("CastLike", ["zero", "norm"], ["typed_zero"]),
         helper.make_node("CastLike", ["one", "norm"], ["typed_one"]),
         helper.make_node("Equal", ["norm", "typed_zero"], ["zero_norm"]),
@@ -369,8 +360,8 @@ def _space_to_depth(node, types, constants) -> Optional["onnx.FunctionProto"]:
     n, c, h, w = shapes[0]
     # CRD: each channel's b x b block elements, channel first.
     nodes = [
-        _constant("blocks", np.array([n, c, h // b, b, w // b, b], np.int64)),
-        _constant("depth", np.array([n, c * b * b, h // b, w // b], np.int64)),
+        constant_node("blocks", np.array([n, c, h // b, b, w // b, b], np.int64)),
+        constant_node("depth", np.array([n, c * b * b, h // b, w // b], np.int64)),
         helper.make_node("Reshape", ["input", "blocks"], ["blocked"]),
         helper.make_node("Transpose", ["blocked"], ["moved"], perm=[0, 1, 3, 5, 2, 4]),
         helper.make_node("Reshape", ["moved", "depth"], ["output"]),
@@ -399,7 +390,7 @@ def _wrapped_pad(node, types, constants) -> Optional["onnx.FunctionProto"]:
         if before == after == 0:
             continue
         positions = np.arange(-before, shape[axis] + after, dtype=np.int64) % shape[axis]
-        nodes.append(_constant(f"positions{axis}", positions))
+        nodes.append(constant_node(f"positions{axis}", positions))
         nodes.append(
             helper.make_node("Gather", [value, f"positions{axis}"], [f"padded{axis}"], axis=axis)
         )
@@ -425,7 +416,7 @@ def _compress(node, types, constants) -> Optional["onnx.FunctionProto"]:
     axis = _attributes(node).get("axis")
     nodes = [
         helper.make_node("NonZero", ["condition"], ["found"]),
-        _constant("flat", np.array([-1], np.int64)),
+        constant_node("flat", np.array([-1], np.int64)),
         helper.make_node("Reshape", ["found", "flat"], ["positions"]),
     ]
     if axis is None:

@@ -20,7 +20,7 @@ the border reads the border for `border` padding, its reflection for
 import itertools
 from typing import List, Optional
 
-from ._onnx_values import constant_node, static_shape
+from ._onnx_values import constant_node, static_shape, text_of
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -31,10 +31,6 @@ __all__ = ["sampled_grid"]
 
 #: Keys' cubic convolution coefficient, ONNX's for GridSample.
 _CUBIC_A = -0.75
-
-
-def _text(value) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 class _Builder:
@@ -122,9 +118,9 @@ def sampled_grid(node, types, constants, opset) -> Optional[List["onnx.NodeProto
         return None
     attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     mode = {"bilinear": "linear", "bicubic": "cubic"}.get(
-        _text(attributes.get("mode", "linear")), _text(attributes.get("mode", "linear"))
+        text_of(attributes.get("mode", "linear")), text_of(attributes.get("mode", "linear"))
     )
-    padding = _text(attributes.get("padding_mode", "zeros"))
+    padding = text_of(attributes.get("padding_mode", "zeros"))
     aligned = bool(attributes.get("align_corners", 0))
     if mode not in ("nearest", "linear", "cubic") or padding not in (
         "zeros",

@@ -17,19 +17,14 @@ linear or cubic interpolation, or of opset 10, has none.
 
 from typing import List, Optional, Tuple
 
-from ._onnx_values import static_shape
+from ._onnx_values import constant_node, static_shape, text_of
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
 np = require("numpy", "onnx")  # onnx's dependency
 helper = require("onnx.helper", "onnx")
-numpy_helper = require("onnx.numpy_helper", "onnx")
 
 __all__ = ["interpolation", "resize_function"]
-
-
-def _text(value) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 def source_coordinates(mode: str, out: int, size: int, scale: float, roi) -> "np.ndarray":
@@ -72,8 +67,8 @@ def interpolation(
     """The interpolation of an axis of `size` positions into `out`: (the
     indices of nearest mode or None, the [out, size] matrix of the others or
     None, whether each output position is extrapolated)."""
-    mode = _text(attributes.get("mode", "nearest"))
-    transformation = _text(attributes.get("coordinate_transformation_mode", "half_pixel"))
+    mode = text_of(attributes.get("mode", "nearest"))
+    transformation = text_of(attributes.get("coordinate_transformation_mode", "half_pixel"))
     x = source_coordinates(transformation, out, size, scale, roi)
     extrapolated = np.zeros(out, bool)
     if transformation == "tf_crop_and_resize":
@@ -84,7 +79,7 @@ def interpolation(
     ratio = x - base
     base = base.astype(np.int64)
     if mode == "nearest":
-        rounding = _text(attributes.get("nearest_mode", "round_prefer_floor"))
+        rounding = text_of(attributes.get("nearest_mode", "round_prefer_floor"))
         right = {
             "round_prefer_floor": ratio > 0.5,
             "round_prefer_ceil": ratio >= 0.5,
@@ -145,7 +140,7 @@ def _axes_to_resize(node, attributes, shape, out_shape, constants):
             full_scales[axis] = scales[index]
     elif sizes.size == count:
         ratios = {axis: sizes[index] / shape[axis] for index, axis in enumerate(axes)}
-        policy = _text(attributes.get("keep_aspect_ratio_policy", "stretch"))
+        policy = text_of(attributes.get("keep_aspect_ratio_policy", "stretch"))
         if policy != "stretch":
             common = (min if policy == "not_larger" else max)(ratios.values())
             ratios = {axis: common for axis in axes}
@@ -173,7 +168,7 @@ def resize_function(node, types, constants) -> Optional["onnx.FunctionProto"]:
     element = types[x].tensor_type.elem_type
     dtype = helper.tensor_dtype_to_np_dtype(element)
     attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-    mode = _text(attributes.get("mode", "nearest"))
+    mode = text_of(attributes.get("mode", "nearest"))
     if mode != "nearest" and not np.issubdtype(dtype, np.floating):
         return None
     resized = _axes_to_resize(node, attributes, shape, out_shape, constants)
@@ -191,15 +186,15 @@ def resize_function(node, types, constants) -> Optional["onnx.FunctionProto"]:
         outside = outside | extrapolated.reshape([-1 if a == axis else 1 for a in range(rank)])
         stem = f"axis{axis}"
         if indices is not None:
-            nodes.append(_constant(f"{stem}_indices", indices))
+            nodes.append(constant_node(f"{stem}_indices", indices))
             nodes.append(helper.make_node("Gather", [value, f"{stem}_indices"], [stem], axis=axis))
         else:
             nodes += _along_axis(value, matrix.astype(dtype), axis, rank, stem)
         value = stem
     if outside.any():
         extrapolation = float(attributes.get("extrapolation_value", 0.0))
-        nodes.append(_constant("outside", outside))
-        nodes.append(_constant("extrapolation", np.array(extrapolation, dtype)))
+        nodes.append(constant_node("outside", outside))
+        nodes.append(constant_node("extrapolation", np.array(extrapolation, dtype)))
         nodes.append(helper.make_node("Where", ["outside", "extrapolation", value], ["Y"]))
     else:
         nodes.append(helper.make_node("Identity", [value], ["Y"]))
@@ -208,20 +203,16 @@ def resize_function(node, types, constants) -> Optional["onnx.FunctionProto"]:
     )
 
 
-def _constant(name: str, value: "np.ndarray") -> "onnx.NodeProto":
-    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(value, name))
-
-
 def _along_axis(value: str, matrix: "np.ndarray", axis: int, rank: int, stem: str) -> list:
     """The nodes applying `matrix` [out, in] along `axis` of `value`: a
     MatMul with the axis last or second to last, moved there and back
     otherwise."""
     if axis == rank - 1:
         return [
-            _constant(f"{stem}_weights", np.ascontiguousarray(matrix.T)),
+            constant_node(f"{stem}_weights", np.ascontiguousarray(matrix.T)),
             helper.make_node("MatMul", [value, f"{stem}_weights"], [stem]),
         ]
-    nodes = [_constant(f"{stem}_weights", matrix)]
+    nodes = [constant_node(f"{stem}_weights", matrix)]
     if axis == rank - 2:
         return nodes + [helper.make_node("MatMul", [f"{stem}_weights", value], [stem])]
     perm = list(range(rank))

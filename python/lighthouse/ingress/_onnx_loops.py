@@ -24,6 +24,7 @@ import itertools
 from typing import Dict, List, Optional, Set
 
 from ._onnx_values import (
+    constant_node,
     constant_node_value,
     constant_values,
     replace_nodes,
@@ -116,11 +117,7 @@ class _Rewriter:
 
     def constant(self, stem: str, value: "np.ndarray", nodes: list) -> str:
         name = self.fresh(stem)
-        nodes.append(
-            helper.make_node(
-                "Constant", [], [name], name=name, value=numpy_helper.from_array(value, name)
-            )
-        )
+        nodes.append(constant_node(name, value))
         return name
 
     def zeros(self, stem: str, elem_type: int, shape: List[int], nodes: list) -> str:

@@ -30,13 +30,12 @@ backwards, is refused, naming them.
 
 from typing import List, Optional
 
-from ._onnx_values import along_axis, constant_node
+from ._onnx_values import along_axis, constant_node, text_of
 from ._torch_mlir import LoweringError, require
 
 onnx = require("onnx", "onnx")
 np = require("numpy", "onnx")  # onnx's dependency
 helper = require("onnx.helper", "onnx")
-numpy_helper = require("onnx.numpy_helper", "onnx")
 
 __all__ = ["forward_recurrences"]
 
@@ -56,7 +55,7 @@ def forward_recurrences(node, types, constants, opset) -> Optional[List["onnx.No
     that have no sequence lengths (or none but the number of steps); None if
     it is one already or cannot be rewritten."""
     attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-    direction = _text(attributes.get("direction", b"forward"))
+    direction = text_of(attributes.get("direction", b"forward"))
     if node.op_type == "LSTM" and _has_peepholes(node, constants):
         return _ScannedLSTM(node, attributes, direction, types, opset).nodes()
     batch_first = attributes.get("layout", 0) == 1
@@ -270,7 +269,7 @@ class _Rewriter:
             own = None
             if activations:
                 own = [
-                    _text(a)
+                    text_of(a)
                     for a in activations[index * per_direction : (index + 1) * per_direction]
                 ]
             if index == 0:
@@ -295,10 +294,6 @@ def _has_peepholes(node, constants) -> bool:
     return value is None or bool(np.any(value))
 
 
-def _text(value) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 class _ScannedLSTM:
     """An LSTM as one Scan of its step per direction. ONNX's step, gates
     in the order i, o, f, c, P in the order i, o, f:
@@ -308,7 +303,7 @@ class _ScannedLSTM:
     #: Attributes of other values than the defaults refuse the node.
     _UNSUPPORTED = {
         "activations": lambda v: (
-            [_text(a) for a in v]
+            [text_of(a) for a in v]
             not in (
                 ["Sigmoid", "Tanh", "Tanh"],
                 ["Sigmoid", "Tanh", "Tanh"] * 2,

@@ -15,6 +15,7 @@ __all__ = [
     "constant_values",
     "replace_nodes",
     "static_shape",
+    "text_of",
     "types_of",
     "used_names",
 ]
@@ -121,3 +122,8 @@ def along_axis(op_type: str, value: str, axis: int, output: str, opset: int) -> 
         constant_node(axes, np.array([axis], np.int64)),
         onnx.helper.make_node(op_type, [value, axes], [output], name=output),
     ]
+
+
+def text_of(value) -> str:
+    """A string attribute's value as text (onnx gives bytes)."""
+    return value.decode() if isinstance(value, bytes) else value
