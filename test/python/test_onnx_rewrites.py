@@ -1144,6 +1144,33 @@ def test_compress_selects_as_many_as_its_condition_says(axis):
         np.testing.assert_array_equal(compiled(x, keep), reference(proto, x, keep))
 
 
+@pytest.mark.parametrize(
+    "starts, ends, axes, steps, y_shape",
+    [
+        ([20, 10, 4], [0, 0, 1], [0, 1, 2], [-1, -3, -2], [5, 2, 2]),
+        ([-1, 1], [-100, 100], [1, 0], [-2, 3], [2, 3, 5]),
+        ([2], [5], [-1], [-1], [6, 5, 0]),  # Empty: a negative step from below the end.
+    ],
+    ids=["every-axis-backwards", "mixed-out-of-bounds", "empty"],
+)
+def test_slices_with_negative_steps_gather_their_positions(starts, ends, axes, steps, y_shape):
+    """torch-mlir lowered them to IR of mismatched shapes."""
+    initializers = [
+        numpy_helper.from_array(np.array(values, np.int64), name)
+        for name, values in zip(("starts", "ends", "axes", "steps"), (starts, ends, axes, steps))
+    ]
+    proto = model(
+        [helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"])],
+        [("x", TensorProto.FLOAT, [6, 5, 5])],
+        [("y", TensorProto.FLOAT, y_shape)],
+        opset=13,
+        initializers=initializers,
+    )
+    assert "Gather" in op_types(onnx_ingress._prepared(onnx_ingress.load(proto)))
+    x = np.random.default_rng(6).standard_normal((6, 5, 5)).astype(np.float32)
+    check_compiled(proto, x)
+
+
 def branches():
     """A then branch doubling x, an else branch giving its first two elements."""
     then_branch = helper.make_graph(
