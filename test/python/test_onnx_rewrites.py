@@ -1171,6 +1171,24 @@ def test_slices_with_negative_steps_gather_their_positions(starts, ends, axes, s
     check_compiled(proto, x)
 
 
+def test_max_unpool_scatters_into_the_pooled_shape():
+    """Values at the positions a 2x2 max pooling of a 2x3x4x4 input took
+    (indices in the whole tensor, flattened), the rest zeros."""
+    proto = model(
+        [helper.make_node("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+        [("x", TensorProto.FLOAT, [2, 3, 2, 2]), ("i", TensorProto.INT64, [2, 3, 2, 2])],
+        [("y", TensorProto.FLOAT, [2, 3, 4, 4])],
+        opset=22,
+    )
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 3, 2, 2)).astype(np.float32)
+    # One position of each 2x2 window, counted in the 2x3x4x4 output.
+    rows, columns = rng.integers(0, 2, (2, 2, 3, 2, 2))
+    n, c, h, w = np.indices((2, 3, 2, 2))
+    i = ((n * 3 + c) * 4 + 2 * h + rows) * 4 + 2 * w + columns
+    check_against_onnxruntime(proto, [x, i.astype(np.int64)])
+
+
 def branches():
     """A then branch doubling x, an else branch giving its first two elements."""
     then_branch = helper.make_graph(

@@ -39,6 +39,11 @@ node's first inputs only, the others read as constants.
 - BitCast between integer types of one width (and from bool to 8 bits): a
   Cast, which ONNX defines as two's complement wrapping, the same bits.
   Between floats and integers it has none.
+- MaxUnpool: the values scattered (ScatterElements) into zeros of the
+  output's size at the positions the indices give, which ONNX counts in
+  the whole tensor flattened, of the pooling's input shape
+  `(in - 1) * stride - pads + kernel` (an `output_shape` of another size
+  has none).
 - Compress: a Gather of the positions NonZero finds in the condition (which
   drops the slices past the condition's length, as ONNX does), along the
   axis or of the flattened input.
@@ -412,6 +417,40 @@ def _integer_bit_cast(node, types, constants) -> Optional["onnx.FunctionProto"]:
     return _function(node, ["input"], ["output"], nodes, 13)
 
 
+def _max_unpool(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    shapes = _static_shapes(types, node.input[0])
+    attributes = _attributes(node)
+    if shapes is None or "kernel_shape" not in attributes:
+        return None
+    shape = shapes[0]
+    spatial = len(shape) - 2
+    strides = attributes.get("strides", [1] * spatial)
+    pads = attributes.get("pads", [0] * 2 * spatial)
+    out_shape = shape[:2] + [
+        (size - 1) * stride - pads[k] - pads[spatial + k] + kernel
+        for k, (size, stride, kernel) in enumerate(
+            zip(shape[2:], strides, attributes["kernel_shape"])
+        )
+    ]
+    if len(node.input) > 2 and node.input[2]:
+        # Indices of a larger output count in a space ONNX's reference maps
+        # differently: only the pooling's own input shape is taken.
+        given = constants.get(node.input[2])
+        if given is None or [int(d) for d in given] != out_shape:
+            return None
+    dtype = helper.tensor_dtype_to_np_dtype(types[node.input[0]].tensor_type.elem_type)
+    nodes = [
+        constant_node("flat", np.array([-1], np.int64)),
+        constant_node("zeros", np.zeros(int(np.prod(out_shape)), dtype)),
+        constant_node("out_shape", np.array(out_shape, np.int64)),
+        helper.make_node("Reshape", ["X", "flat"], ["values"]),
+        helper.make_node("Reshape", ["I", "flat"], ["positions"]),
+        helper.make_node("ScatterElements", ["zeros", "positions", "values"], ["scattered"]),
+        helper.make_node("Reshape", ["scattered", "out_shape"], ["output"]),
+    ]
+    return _function(node, ["X", "I"], ["output"], nodes, 18)
+
+
 def _compress(node, types, constants) -> Optional["onnx.FunctionProto"]:
     axis = _attributes(node).get("axis")
     nodes = [
@@ -443,6 +482,7 @@ DEFINED: Dict[str, Callable] = {
     "SpaceToDepth": _space_to_depth,
     "Pad": _wrapped_pad,
     "Compress": _compress,
+    "MaxUnpool": _max_unpool,
     "BitCast": _integer_bit_cast,
 }
 
