@@ -15,6 +15,8 @@ replacing nodes or None to leave the node as it is.
 - MatMul of a vector and a stack of matrices (rank 3 or more), which
   torch-mlir's `aten.matmul` lowering refuses: the vector made a one-row (or
   one-column) matrix, and that dimension squeezed out of the product.
+- ONNX-ML's Binarizer and ArrayFeatureExtractor (torch-mlir converts no
+  ONNX-ML op): Greater and Cast, and Gather along the last axis.
 - Slice with negative steps, which torch-mlir lowers to IR of mismatched
   shapes: the axes of positive steps sliced, those of negative ones
   gathered at the positions ONNX's clamping of the bounds gives.
@@ -65,9 +67,7 @@ _DEFAULT_DOMAINS = ("", "ai.onnx")
 def canonical_forms(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     """`proto` with the main graph's ops that have a canonical form
     (`_FORMS`) in it; `proto` itself when none is rewritten."""
-    if not any(
-        node.op_type in _FORMS and node.domain in _DEFAULT_DOMAINS for node in proto.graph.node
-    ):
+    if not any(_form_of(node) for node in proto.graph.node):
         return proto
     rewritten = onnx.ModelProto()
     rewritten.CopyFrom(proto)
@@ -77,13 +77,23 @@ def canonical_forms(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     opset = next((o.version for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS), 0)
 
     def canonical(node):
-        if node.domain not in _DEFAULT_DOMAINS or node.op_type not in _FORMS:
-            return None
-        return _FORMS[node.op_type](node, types, constants, opset)
+        form = _form_of(node)
+        return form(node, types, constants, opset) if form else None
 
     if not replace_nodes(graph, canonical):
         return proto
+    if not opset:
+        # A model of ONNX-ML ops alone imports no opset of the default
+        # domain, which the ops replacing them are of (and torch-mlir's
+        # importer needs).
+        rewritten.opset_import.append(helper.make_opsetid("", _ML_REPLACEMENTS_OPSET))
     return onnx.shape_inference.infer_shapes(rewritten, data_prop=True)
+
+
+def _form_of(node):
+    if node.domain in _DEFAULT_DOMAINS:
+        return _FORMS.get(node.op_type)
+    return _ML_FORMS.get(node.op_type) if node.domain == "ai.onnx.ml" else None
 
 
 def _resize_to_rewrite(node) -> bool:
@@ -271,6 +281,43 @@ _CONVERTED_WRONG = {
     "SpaceToDepth": _attribute_is("mode", "CRD"),
     "Pad": _attribute_is("mode", "wrap"),
 }
+
+
+#: The opset of the default domain's ops that replace ONNX-ML ones.
+_ML_REPLACEMENTS_OPSET = 13
+
+
+def _binarizer(node, types, constants, opset) -> Optional[List["onnx.NodeProto"]]:
+    """ONNX-ML's Binarizer: 1 where X exceeds the threshold, else 0."""
+    x = node.input[0]
+    if x not in types:
+        return None
+    element = types[x].tensor_type.elem_type
+    threshold = helper.get_attribute_value(
+        next((a for a in node.attribute if a.name == "threshold"), helper.make_attribute("t", 0.0))
+    )
+    name = f"{node.name}/threshold"
+    above = f"{node.name}/above"
+    return [
+        constant_node(name, np.array(threshold, helper.tensor_dtype_to_np_dtype(element))),
+        helper.make_node("Greater", [x, name], [above], name=above),
+        helper.make_node("Cast", [above], list(node.output), name=node.name, to=element),
+    ]
+
+
+def _array_feature_extractor(node, types, constants, opset) -> Optional[List["onnx.NodeProto"]]:
+    """ONNX-ML's ArrayFeatureExtractor: the elements at the indices along the
+    last axis."""
+    x = node.input[0]
+    if x not in types or len(types[x].tensor_type.shape.dim) < 2:
+        return None  # Of a vector, ONNX-ML gives a row.
+    return [
+        helper.make_node("Gather", list(node.input), list(node.output), name=node.name, axis=-1)
+    ]
+
+
+#: Canonical forms of ONNX-ML ops, in the default domain.
+_ML_FORMS = {"Binarizer": _binarizer, "ArrayFeatureExtractor": _array_feature_extractor}
 
 
 def converted_wrong(proto: "onnx.ModelProto") -> set:
