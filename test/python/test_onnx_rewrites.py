@@ -1096,6 +1096,28 @@ LIGHTHOUSE_FUNCTIONS = {
         11,
         {},
     ),
+    "deformconv-strided-padded-masked-two-offset-groups": (
+        helper.make_node(
+            "DeformConv",
+            ["x", "w", "offset", "b", "mask"],
+            ["y"],
+            strides=[2, 1],
+            dilations=[1, 2],
+            pads=[1, 0, 0, 1],
+            offset_group=2,
+        ),
+        [
+            ("x", TensorProto.FLOAT, [2, 4, 5, 6]),
+            ("w", TensorProto.FLOAT, [3, 4, 2, 2]),
+            # 2 offset groups x 4 taps x (dy, dx) over a 3x5 output.
+            ("offset", TensorProto.FLOAT, [2, 16, 3, 5]),
+            ("b", TensorProto.FLOAT, [3]),
+            ("mask", TensorProto.FLOAT, [2, 8, 3, 5]),
+        ],
+        [("y", TensorProto.FLOAT, [2, 3, 3, 5])],
+        22,
+        {},
+    ),
 }
 
 

@@ -44,6 +44,11 @@ node's first inputs only, the others read as constants.
   the whole tensor flattened, of the pooling's input shape
   `(in - 1) * stride - pads + kernel` (an `output_shape` of another size
   has none).
+- DeformConv of one group: each tap of each output position samples the
+  input at its offset position bilinearly (a corner outside reads zero;
+  GatherElements of the flattened input per corner), weighted by the mask,
+  and the columns of samples are multiplied by the kernel (MatMul), as
+  im2col does for a plain convolution.
 - Compress: a Gather of the positions NonZero finds in the condition (which
   drops the slices past the condition's length, as ONNX does), along the
   axis or of the flattened input.
@@ -451,6 +456,125 @@ def _max_unpool(node, types, constants) -> Optional["onnx.FunctionProto"]:
     return _function(node, ["X", "I"], ["output"], nodes, 18)
 
 
+def _deformable_convolution(node, types, constants) -> Optional["onnx.FunctionProto"]:
+    shapes = _static_shapes(types, node.input[0], node.input[1])
+    attributes = _attributes(node)
+    if shapes is None or attributes.get("group", 1) != 1:
+        return None
+    (batch, channels, height, width), (out_channels, _, kh, kw) = shapes
+    groups = attributes.get("offset_group", 1)
+    sh, sw = attributes.get("strides", [1, 1])
+    dh, dw = attributes.get("dilations", [1, 1])
+    top, left, bottom, right = attributes.get("pads", [0, 0, 0, 0])
+    oh = (height + top + bottom - dh * (kh - 1) - 1) // sh + 1
+    ow = (width + left + right - dw * (kw - 1) - 1) // sw + 1
+    taps, points = kh * kw, oh * ow
+    element = types[node.input[0]].tensor_type.elem_type
+    dtype = helper.tensor_dtype_to_np_dtype(element)
+    # The undeformed position of each tap (rows) at each output point.
+    i, j = np.unravel_index(np.arange(taps), (kh, kw))
+    y, x = np.unravel_index(np.arange(points), (oh, ow))
+    base_y = (y[None, :] * sh - top + i[:, None] * dh).astype(dtype)
+    base_x = (x[None, :] * sw - left + j[:, None] * dw).astype(dtype)
+    nodes = [
+        constant_node("base_y", base_y),
+        constant_node("base_x", base_x),
+        constant_node("offsets_shape", np.array([batch, groups, taps, 2, points], np.int64)),
+        constant_node("flat_shape", np.array([batch, groups, channels // groups, -1], np.int64)),
+        constant_node("tap_shape", np.array([batch, groups, 1, taps * points], np.int64)),
+        constant_node(
+            "gathered_shape", np.array([batch, groups, channels // groups, taps * points], np.int64)
+        ),
+        constant_node("zero", np.zeros((), dtype)),
+        constant_node("one", np.ones((), dtype)),
+        constant_node("last_row", np.array(height - 1, dtype)),
+        constant_node("last_column", np.array(width - 1, dtype)),
+        constant_node("width", np.array(width, np.int64)),
+        constant_node("first", np.array(0, np.int64)),
+        constant_node("second", np.array(1, np.int64)),
+        helper.make_node("Reshape", ["X", "flat_shape"], ["flat"]),
+        helper.make_node("Reshape", ["offset", "offsets_shape"], ["pairs"]),
+        helper.make_node("Gather", ["pairs", "first"], ["dy"], axis=3),
+        helper.make_node("Gather", ["pairs", "second"], ["dx"], axis=3),
+        helper.make_node("Add", ["base_y", "dy"], ["y"]),
+        helper.make_node("Add", ["base_x", "dx"], ["x"]),
+        helper.make_node("Floor", ["y"], ["y0"]),
+        helper.make_node("Floor", ["x"], ["x0"]),
+        helper.make_node("Sub", ["y", "y0"], ["ly"]),
+        helper.make_node("Sub", ["x", "x0"], ["lx"]),
+        helper.make_node("Sub", ["one", "ly"], ["hy"]),
+        helper.make_node("Sub", ["one", "lx"], ["hx"]),
+        helper.make_node("Add", ["y0", "one"], ["y1"]),
+        helper.make_node("Add", ["x0", "one"], ["x1"]),
+    ]
+    corners = []
+    for row, row_weight in (("y0", "hy"), ("y1", "ly")):
+        for column, column_weight in (("x0", "hx"), ("x1", "lx")):
+            c = f"{row}{column}"
+            nodes += [
+                helper.make_node("Mul", [row_weight, column_weight], [f"{c}_weight"]),
+                # Inside: 0 <= row <= last_row and 0 <= column <= last_column.
+                helper.make_node("GreaterOrEqual", [row, "zero"], [f"{c}_row_low"]),
+                helper.make_node("LessOrEqual", [row, "last_row"], [f"{c}_row_high"]),
+                helper.make_node("GreaterOrEqual", [column, "zero"], [f"{c}_column_low"]),
+                helper.make_node("LessOrEqual", [column, "last_column"], [f"{c}_column_high"]),
+                helper.make_node("And", [f"{c}_row_low", f"{c}_row_high"], [f"{c}_row_in"]),
+                helper.make_node(
+                    "And", [f"{c}_column_low", f"{c}_column_high"], [f"{c}_column_in"]
+                ),
+                helper.make_node("And", [f"{c}_row_in", f"{c}_column_in"], [f"{c}_inside"]),
+                helper.make_node("Cast", [f"{c}_inside"], [f"{c}_kept"], to=element),
+                helper.make_node("Mul", [f"{c}_weight", f"{c}_kept"], [f"{c}_factor"]),
+                helper.make_node("Clip", [row, "zero", "last_row"], [f"{c}_row"]),
+                helper.make_node("Clip", [column, "zero", "last_column"], [f"{c}_column"]),
+                helper.make_node(
+                    "Cast", [f"{c}_row"], [f"{c}_row_index"], to=onnx.TensorProto.INT64
+                ),
+                helper.make_node(
+                    "Cast", [f"{c}_column"], [f"{c}_column_index"], to=onnx.TensorProto.INT64
+                ),
+                helper.make_node("Mul", [f"{c}_row_index", "width"], [f"{c}_row_start"]),
+                helper.make_node("Add", [f"{c}_row_start", f"{c}_column_index"], [f"{c}_index"]),
+                helper.make_node("Reshape", [f"{c}_index", "tap_shape"], [f"{c}_index_row"]),
+                helper.make_node(
+                    "Expand", [f"{c}_index_row", "gathered_shape"], [f"{c}_every_channel"]
+                ),
+                helper.make_node(
+                    "GatherElements", ["flat", f"{c}_every_channel"], [f"{c}_value"], axis=3
+                ),
+                helper.make_node("Reshape", [f"{c}_factor", "tap_shape"], [f"{c}_factor_row"]),
+                helper.make_node("Mul", [f"{c}_value", f"{c}_factor_row"], [f"{c}_sample"]),
+            ]
+            corners.append(f"{c}_sample")
+    nodes.append(helper.make_node("Sum", corners, ["sampled"]))
+    inputs = ["X", "W", "offset", "B", "mask"][: len(node.input)]
+    sampled = "sampled"
+    if "mask" in inputs and node.input[4]:
+        nodes += [
+            helper.make_node("Reshape", ["mask", "tap_shape"], ["mask_row"]),
+            helper.make_node("Mul", ["sampled", "mask_row"], ["masked"]),
+        ]
+        sampled = "masked"
+    nodes += [
+        constant_node("columns_shape", np.array([batch, channels * taps, points], np.int64)),
+        constant_node("kernel_shape", np.array([out_channels, channels * taps], np.int64)),
+        constant_node("out_shape", np.array([batch, out_channels, oh, ow], np.int64)),
+        helper.make_node("Reshape", [sampled, "columns_shape"], ["columns"]),
+        helper.make_node("Reshape", ["W", "kernel_shape"], ["kernel"]),
+        helper.make_node("MatMul", ["kernel", "columns"], ["product"]),
+    ]
+    product = "product"
+    if "B" in inputs and node.input[3]:
+        nodes += [
+            constant_node("bias_shape", np.array([1, out_channels, 1], np.int64)),
+            helper.make_node("Reshape", ["B", "bias_shape"], ["bias"]),
+            helper.make_node("Add", ["product", "bias"], ["biased"]),
+        ]
+        product = "biased"
+    nodes.append(helper.make_node("Reshape", [product, "out_shape"], ["Y"]))
+    return _function(node, inputs, ["Y"], nodes, 18)
+
+
 def _compress(node, types, constants) -> Optional["onnx.FunctionProto"]:
     axis = _attributes(node).get("axis")
     nodes = [
@@ -483,6 +607,7 @@ DEFINED: Dict[str, Callable] = {
     "Pad": _wrapped_pad,
     "Compress": _compress,
     "MaxUnpool": _max_unpool,
+    "DeformConv": _deformable_convolution,
     "BitCast": _integer_bit_cast,
 }
 
