@@ -1112,6 +1112,39 @@ def test_trusted_onnx_ops_on_unsigned_integers_match_the_reference(dtype, pipeli
         np.testing.assert_array_equal(value, reference, err_msg=output.name)
 
 
+@pytest.mark.parametrize("pipeline", ["default", "fast"])
+def test_quantized_matmul_of_uint8_stacks_matches_the_reference(pipeline):
+    """torch-mlir's batched product of the quantized stacks computed them as
+    signed; lighthouse's function of QLinearMatMul takes the zero points off
+    first (MatMulInteger), in int32."""
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    u8, f32 = TensorProto.UINT8, TensorProto.FLOAT
+    a8, b8 = unsigned_values(np.uint8)
+    model = onnx_graph(
+        [helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])],
+        {
+            "a": (u8, [1, 2, 4]),
+            "b": (u8, [1, 4, 2]),
+            **{name: (u8, []) for name in ("az", "bz", "yz")},
+            **{name: (f32, []) for name in ("as", "bs", "ys")},
+        },
+        {"y": (u8, [1, 2, 2])},
+        opset=21,
+    )
+    feeds = (
+        [a8.reshape(1, 2, 4), b8.reshape(1, 4, 2)]
+        + [np.array(v, np.uint8) for v in (200, 130, 150)]
+        + [np.array(v, np.float32) for v in (0.05, 0.05, 0.02)]
+    )
+    # The graph's inputs are a, b, then the zero points and the scales.
+    names = [i.name for i in model.graph.input]
+    expected = ReferenceEvaluator(model).run(None, dict(zip(names, feeds)))[0]
+    actual = lighthouse.compile_onnx(model, pipeline=pipeline)(*feeds)
+    np.testing.assert_array_equal(actual, expected)
+
+
 def refused_unsigned_onnx_ops():
     """ONNX models of ops torch-mlir computes on unsigned integers as on
     signed ones, their inputs, the op lighthouse refuses, and the pipeline
@@ -1134,8 +1167,6 @@ def refused_unsigned_onnx_ops():
         )
         return model, [a, b]
 
-    quantized = {name: (u8, []) for name in ("az", "bz", "yz")}
-    scales = {name: (f32, []) for name in ("as", "bs", "ys")}
     return {
         "Div-uint16": (*binary("Div", u16, a16, b16), "torch.aten.div.Tensor"),
         "Div-uint64": (*binary("Div", u64, a64, b64), "torch.aten.div.Tensor"),
@@ -1181,18 +1212,6 @@ def refused_unsigned_onnx_ops():
             ),
             [a8.reshape(2, 4), np.array([0.5, 2], np.float32), np.array([200, 3], np.uint8)],
             "torch.aten._make_per_channel_quantized_tensor",
-        ),
-        "QLinearMatMul-3d": (
-            onnx_graph(
-                [node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])],
-                {"a": (u8, [1, 2, 4]), "b": (u8, [1, 4, 2]), **quantized, **scales},
-                {"y": (u8, [1, 2, 2])},
-                opset=21,
-            ),
-            [a8.reshape(1, 2, 4), b8.reshape(1, 4, 2)]
-            + [np.array(v, np.uint8) for v in (200, 130, 150)]
-            + [np.array(v, np.float32) for v in (0.05, 0.05, 0.02)],
-            "torch.aten.bmm",
         ),
         "MaxPool-uint64": (
             onnx_graph(

@@ -336,10 +336,13 @@ def converted_wrong(proto: "onnx.ModelProto") -> set:
 
 def outputs_as_inferred(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     """`proto` with the sizes its graph outputs declare but its computation
-    does not fix left unknown (`proto` itself when there are none): the
-    number of elements Compress or NonZero select depends on the data, and
-    torch-mlir cannot cast what it computes to the size a model declares
-    (from the data it was exported with)."""
+    leaves to the data left unknown (`proto` itself when there are none):
+    the number of elements Compress or NonZero select depends on the data,
+    and torch-mlir cannot cast what it computes to the size a model
+    declares (from the data it was exported with). A size ONNX's inference
+    ties to a named dimension of an input stays declared, and the compiled
+    code checks it; one it cannot tell (data-dependent, or computed from
+    several sizes) is left to the computation."""
     probe = onnx.ModelProto()
     probe.CopyFrom(proto)
     for value in probe.graph.output:
@@ -348,6 +351,12 @@ def outputs_as_inferred(proto: "onnx.ModelProto") -> "onnx.ModelProto":
         inferred = onnx.shape_inference.infer_shapes(probe, data_prop=True).graph.output
     except Exception:  # noqa: BLE001 - onnx's C++ inference fails in its own ways
         return proto
+    named = {
+        dim.dim_param
+        for value in proto.graph.input
+        for dim in value.type.tensor_type.shape.dim
+        if dim.HasField("dim_param")
+    }
     relaxed = None
     for index, (declared, computed) in enumerate(zip(proto.graph.output, inferred)):
         declared_dims = declared.type.tensor_type.shape.dim
@@ -357,7 +366,8 @@ def outputs_as_inferred(proto: "onnx.ModelProto") -> "onnx.ModelProto":
         ):
             continue
         for axis, (dim, found) in enumerate(zip(declared_dims, computed_type.shape.dim)):
-            if dim.HasField("dim_value") and not found.HasField("dim_value"):
+            of_data = not found.HasField("dim_value") and found.dim_param not in named
+            if dim.HasField("dim_value") and of_data:
                 if relaxed is None:
                     relaxed = onnx.ModelProto()
                     relaxed.CopyFrom(proto)
