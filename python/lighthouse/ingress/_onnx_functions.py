@@ -1,10 +1,11 @@
 """Functions lighthouse defines ONNX ops by, for ops that ONNX defines by
-none and torch-mlir does not convert.
+none and torch-mlir does not convert, or converts wrong.
 
 They are expanded as ONNX's own functions are (`_onnx_fold.expand_functions`,
-after a lowering error at the op), from the node, the types of the model's
-values and its constants: each is specialized to them, and takes the
-node's first inputs only, the others read as constants.
+after a lowering error at the op, or before import for the forms
+`_onnx_canonical.converted_wrong` lists), from the node, the types of the
+model's values and its constants: each is specialized to them, and takes
+the node's first inputs only, the others read as constants.
 
 - CumProd: a Scan along the axis whose state is the running product, from
   ones; reversed and exclusive as the node says. The axis must be a
