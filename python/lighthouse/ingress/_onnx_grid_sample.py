@@ -29,6 +29,8 @@ helper = require("onnx.helper", "onnx")
 
 __all__ = ["sampled_grid"]
 
+_MODES = ("nearest", "linear", "cubic")
+_PADDINGS = ("zeros", "border", "reflection")
 #: Keys' cubic convolution coefficient, ONNX's for GridSample.
 _CUBIC_A = -0.75
 
@@ -117,16 +119,12 @@ def sampled_grid(node, types, constants, opset) -> Optional[List["onnx.NodeProto
     if not np.issubdtype(x_dtype, np.floating):
         return None
     attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-    mode = {"bilinear": "linear", "bicubic": "cubic"}.get(
-        text_of(attributes.get("mode", "linear")), text_of(attributes.get("mode", "linear"))
-    )
+    mode = text_of(attributes.get("mode", "linear"))
+    # Opset 16's names of the modes.
+    mode = {"bilinear": "linear", "bicubic": "cubic"}.get(mode, mode)
     padding = text_of(attributes.get("padding_mode", "zeros"))
     aligned = bool(attributes.get("align_corners", 0))
-    if mode not in ("nearest", "linear", "cubic") or padding not in (
-        "zeros",
-        "border",
-        "reflection",
-    ):
+    if mode not in _MODES or padding not in _PADDINGS:
         return None
     batch, channels = x_shape[:2]
     points = int(np.prod(grid_shape[1:-1]))
