@@ -555,15 +555,16 @@ def lowering_error_cases():
             id="expanded-function",
         ),
         pytest.param(
+            # An ONNX-ML op lighthouse has no form of (it has Binarizer's).
             onnx_model(
-                [helper.make_node("Binarizer", ["x"], ["y"], domain="ai.onnx.ml")],
-                {"x": (f32, [4])},
-                {"y": (f32, [4])},
+                [helper.make_node("Normalizer", ["x"], ["y"], domain="ai.onnx.ml", norm="MAX")],
+                {"x": (f32, [2, 4])},
+                {"y": (f32, [2, 4])},
                 opsets=[("ai.onnx.ml", 1)],
             ),
-            "at ONNX node 'Binarizer_0' (ai.onnx.ml.Binarizer), of a model that imports no "
+            "at ONNX node 'Normalizer_0' (ai.onnx.ml.Normalizer), of a model that imports no "
             "opset of ONNX's default domain (only ai.onnx.ml 1)",
-            ["Binarizer_0"],
+            ["Normalizer_0"],
             id="no-default-opset",
         ),
         pytest.param(
