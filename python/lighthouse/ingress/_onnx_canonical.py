@@ -43,15 +43,18 @@ by functions, are expanded into them instead (`converted_wrong`,
 
 from typing import List, Optional
 
-from ._onnx_grid_sample import sampled_grid
-from ._onnx_recurrences import forward_recurrences
 from ._onnx_values import (
+    DEFAULT_DOMAINS,
     along_axis,
+    attributes_of,
     constant_node,
     constant_values,
+    default_opset,
     static_shape,
     types_of,
 )
+from ._onnx_grid_sample import sampled_grid
+from ._onnx_recurrences import forward_recurrences
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -59,8 +62,6 @@ np = require("numpy", "onnx")  # onnx's dependency
 helper = require("onnx.helper", "onnx")
 
 __all__ = ["canonical_forms", "converted_wrong", "outputs_as_inferred"]
-
-_DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
 def canonical_forms(proto: "onnx.ModelProto") -> "onnx.ModelProto":
@@ -70,7 +71,7 @@ def canonical_forms(proto: "onnx.ModelProto") -> "onnx.ModelProto":
         return proto
     types = types_of(proto.graph)
     constants = constant_values(proto.graph)
-    opset = next((o.version for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS), 0)
+    opset = default_opset(proto, 0)
     # The forms of the nodes, by position, before the model is copied: most
     # models (of MatMuls and Slices) have none, and a copy of their weights
     # costs.
@@ -98,13 +99,13 @@ def canonical_forms(proto: "onnx.ModelProto") -> "onnx.ModelProto":
 
 
 def _form_of(node):
-    if node.domain in _DEFAULT_DOMAINS:
+    if node.domain in DEFAULT_DOMAINS:
         return _FORMS.get(node.op_type)
     return _ML_FORMS.get(node.op_type) if node.domain == "ai.onnx.ml" else None
 
 
 def _resize_to_rewrite(node) -> bool:
-    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    attributes = attributes_of(node)
     return "axes" in attributes or attributes.get("keep_aspect_ratio_policy", b"stretch") not in (
         b"stretch",
         "stretch",
@@ -124,7 +125,7 @@ def _plain_resize(node, types, constants, opset) -> Optional[List["onnx.NodeProt
     roi, scales, sizes = (constants.get(name) if name else np.zeros(0) for name in operands[1:4])
     if roi is None or scales is None or sizes is None:
         return None
-    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    attributes = attributes_of(node)
     axes = [int(a) % rank for a in attributes.get("axes", range(rank))]
     policy = attributes.get("keep_aspect_ratio_policy", b"stretch")
     policy = policy.decode() if isinstance(policy, bytes) else policy
@@ -258,7 +259,7 @@ _FORMS = {
 
 
 def _weighted_mean_over_rows(node, types) -> bool:
-    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    attributes = attributes_of(node)
     reduction = attributes.get("reduction", b"mean")
     scores = types.get(node.input[0])
     rank = len(scores.tensor_type.shape.dim) if scores is not None else None
@@ -335,7 +336,7 @@ def converted_wrong(proto: "onnx.ModelProto") -> set:
     return {
         node.op_type
         for node in proto.graph.node
-        if node.domain in _DEFAULT_DOMAINS
+        if node.domain in DEFAULT_DOMAINS
         and node.op_type in _CONVERTED_WRONG
         and _CONVERTED_WRONG[node.op_type](node, types)
     }

@@ -13,14 +13,17 @@ gives the lowering the constant it needs.
 import math
 from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
-from ._onnx_functions import function_of as lighthouse_function_of
 from ._onnx_values import (
+    DEFAULT_DOMAINS,
+    attributes_of,
     constant_node_value,
     constant_values,
+    default_opset,
     static_shape,
     types_of,
     used_names,
 )
+from ._onnx_functions import function_of as lighthouse_function_of
 from ._torch_mlir import IngressError, require
 
 onnx = require("onnx", "onnx")
@@ -52,7 +55,6 @@ NOT_FOLDED = frozenset(
     }
 )
 
-_DEFAULT_DOMAINS = ("", "ai.onnx")
 
 #: The domain of the model-local functions `expand_functions` makes.
 _EXPANDED_DOMAIN = "lighthouse.expanded"
@@ -70,44 +72,45 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
     functions itself: it fails on an omitted optional input followed by
     others (Attention with past keys and no mask, 15 of ONNX's node tests).
     """
-    if not any(n.domain in _DEFAULT_DOMAINS and n.op_type in ops for n in proto.graph.node):
+    if not any(n.domain in DEFAULT_DOMAINS and n.op_type in ops for n in proto.graph.node):
         return proto
-    opset = next((o.version for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS), None)
-    newer = _opset_of_lighthouses_functions(proto, ops, opset)
+    opset = default_opset(proto)
+    functions = _functions_of(proto, ops, opset)
+    newer = max(
+        (
+            o.version
+            for function in functions.values()
+            for o in function.opset_import
+            if o.domain in DEFAULT_DOMAINS and opset is not None and o.version > opset
+        ),
+        default=None,
+    )
     if newer is not None:
-        # The inliner converts a function to the model's opset, and ONNX's
-        # converter does not convert down: the model goes up to the
-        # function's instead.
+        # lighthouse's function is of a later opset. The inliner converts a
+        # function to the model's opset, and ONNX's converter does not
+        # convert down: the model goes up to the function's instead.
         try:
             proto = onnx.version_converter.convert_version(proto, newer)
         except Exception:  # noqa: BLE001 - onnx's C++ converter fails in its own ways
             return proto
         opset = newer
+        functions = _functions_of(proto, ops, opset)
+    if not functions:
+        return proto
     expanded = onnx.ModelProto()
     expanded.CopyFrom(proto)
-    types = types_of(expanded.graph)
-    constants = constant_values(expanded.graph)
-    count = 0
-    for node in expanded.graph.node:
-        if node.domain in _DEFAULT_DOMAINS and node.op_type in ops:
-            function = _function_of(node, opset, types) or lighthouse_function_of(
-                node, types, constants
-            )
-            if function is None:
-                continue
-            # Named after the node they expand, so that errors in them name it.
-            for index, inner in enumerate(function.node):
-                inner.name = f"{node.name}/{inner.name or f'{inner.op_type}_{index}'}"
-            # lighthouse's functions read the inputs they do not take as
-            # constants.
-            del node.input[len(function.input) :]
-            function.name = f"{node.op_type}_{count}"
-            function.domain = _EXPANDED_DOMAIN
-            expanded.functions.append(function)
-            node.op_type, node.domain = function.name, function.domain
-            count += 1
-    if not count:
-        return proto
+    for count, (index, function) in enumerate(functions.items()):
+        node = expanded.graph.node[index]
+        # Named after the node they expand, so that errors in them name it.
+        for position, inner in enumerate(function.node):
+            inner.name = f"{node.name}/{inner.name or f'{inner.op_type}_{position}'}"
+        # lighthouse's functions read the inputs they do not take as
+        # constants.
+        del node.input[len(function.input) :]
+        function.name = f"{node.op_type}_{count}"
+        function.domain = _EXPANDED_DOMAIN
+        expanded.functions.append(function)
+        node.op_type, node.domain = function.name, function.domain
     # The inliner takes the types of the values a function is called with
     # from the graph's inputs and value_info, not from its initializers.
     graph = expanded.graph
@@ -131,24 +134,21 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
     return onnx.shape_inference.infer_shapes(expanded, data_prop=True)
 
 
-def _opset_of_lighthouses_functions(proto, ops, opset) -> Optional[int]:
-    """The opset of lighthouse's functions of the nodes of `ops` that ONNX
-    defines none for, when later than the model's `opset`."""
+def _functions_of(proto, ops, opset) -> Dict[int, "onnx.FunctionProto"]:
+    """The function of each main-graph node of the default domain's `ops`,
+    by position: ONNX's at `opset`, or else lighthouse's, where there is
+    one."""
     types = types_of(proto.graph)
     constants = constant_values(proto.graph)
-    newest = None
-    for node in proto.graph.node:
-        if node.domain not in _DEFAULT_DOMAINS or node.op_type not in ops:
-            continue
-        if _function_of(node, opset, types) is not None:
-            continue
-        function = lighthouse_function_of(node, types, constants)
-        if function is None:
-            continue
-        version = next(o.version for o in function.opset_import if o.domain in _DEFAULT_DOMAINS)
-        if opset is not None and version > opset:
-            newest = max(newest or version, version)
-    return newest
+    functions = {}
+    for index, node in enumerate(proto.graph.node):
+        if node.domain in DEFAULT_DOMAINS and node.op_type in ops:
+            function = _function_of(node, opset, types) or lighthouse_function_of(
+                node, types, constants
+            )
+            if function is not None:
+                functions[index] = function
+    return functions
 
 
 def _function_of(node, opset: int, types) -> Optional["onnx.FunctionProto"]:
@@ -230,13 +230,13 @@ def _fold_once(proto: "onnx.ModelProto", max_elements: int) -> Tuple["onnx.Model
     defined = _defined_names(graph)
     for node in graph.node:
         results = None
-        if node.domain in _DEFAULT_DOMAINS and node.op_type == "If" and node.input[0] in constants:
+        if node.domain in DEFAULT_DOMAINS and node.op_type == "If" and node.input[0] in constants:
             branch = _taken_branch(node, constants[node.input[0]], defined)
             if branch is not None:
                 nodes.extend(branch)
                 folded += 1
                 continue
-        if node.domain in _DEFAULT_DOMAINS and any(name in used for name in node.output):
+        if node.domain in DEFAULT_DOMAINS and any(name in used for name in node.output):
             if node.op_type == "Constant":
                 constants[node.output[0]] = node
             elif node.op_type in ("Shape", "Size"):
@@ -324,7 +324,7 @@ def _shape_or_size(node, types) -> Optional[Dict[str, "onnx.TensorProto"]]:
     if node.op_type == "Size":
         value = np.array(math.prod(shape), dtype=np.int64)
     else:
-        attributes = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        attributes = attributes_of(node)
         # ONNX's start and end count from the back when negative and are
         # clamped to the rank, as Python's slices are.
         value = np.array(shape[attributes.get("start", 0) : attributes.get("end")], np.int64)

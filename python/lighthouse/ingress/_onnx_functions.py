@@ -57,8 +57,8 @@ the node's first inputs only, the others read as constants.
 
 from typing import Callable, Dict, Optional
 
+from ._onnx_values import attributes_of, constant_node, static_shape
 from ._onnx_interpolation import resize_function
-from ._onnx_values import constant_node, static_shape
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -76,7 +76,7 @@ def _cumulative_product(node, types, constants) -> Optional["onnx.FunctionProto"
         return None
     rank = len(shape)
     axis = int(constants[axis].reshape(())) % rank
-    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    attributes = attributes_of(node)
     exclusive, reverse = attributes.get("exclusive", 0), attributes.get("reverse", 0)
     element = types[x].tensor_type.elem_type
     row_shape = shape[:axis] + shape[axis + 1 :]
@@ -122,10 +122,6 @@ def _static_shapes(types, *names) -> Optional[list]:
     return None if None in shapes else shapes
 
 
-def _attributes(node) -> dict:
-    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
-
-
 def _function(node, inputs, outputs, nodes, opset: int) -> "onnx.FunctionProto":
     return helper.make_function(
         "lighthouse", node.op_type, inputs, outputs, nodes, [helper.make_opsetid("", opset)]
@@ -154,7 +150,7 @@ def _tensor_scatter(node, types, constants) -> Optional["onnx.FunctionProto"]:
     if shapes is None:
         return None
     cache_shape, update_shape = shapes
-    attributes = _attributes(node)
+    attributes = attributes_of(node)
     rank = len(cache_shape)
     axis = attributes.get("axis", -2) % rank
     circular = attributes.get("mode", b"linear") in (b"circular", "circular")
@@ -192,7 +188,7 @@ def _tensor_scatter(node, types, constants) -> Optional["onnx.FunctionProto"]:
 def _lp_pool(node, types, constants) -> Optional["onnx.FunctionProto"]:
     x = node.input[0]
     shape = static_shape(types[x]) if x in types else None
-    attributes = _attributes(node)
+    attributes = attributes_of(node)
     if shape is None or attributes.get("ceil_mode", 0) or "kernel_shape" not in attributes:
         return None
     dtype = helper.tensor_dtype_to_np_dtype(types[x].tensor_type.elem_type)
@@ -220,7 +216,7 @@ def _transposed_convolution(node, types, constants) -> Optional["onnx.FunctionPr
     if shapes is None:
         return None
     x_shape, w_shape = shapes
-    attributes = _attributes(node)
+    attributes = attributes_of(node)
     spatial = len(x_shape) - 2
     group = attributes.pop("group", 1)
     auto_pad = attributes.pop("auto_pad", b"NOTSET")
@@ -296,7 +292,7 @@ def _columns_to_image(node, types, constants) -> Optional["onnx.FunctionProto"]:
         return None
     (batch, columns, count), image, block = shapes[0], list(image), list(block)
     spatial = len(block)
-    attributes = _attributes(node)
+    attributes = attributes_of(node)
     dilations = attributes.get("dilations", [1] * spatial)
     pads = attributes.get("pads", [0] * 2 * spatial)
     strides = attributes.get("strides", [1] * spatial)
@@ -342,7 +338,7 @@ def _columns_to_image(node, types, constants) -> Optional["onnx.FunctionProto"]:
 
 
 def _lp_normalization(node, types, constants) -> Optional["onnx.FunctionProto"]:
-    attributes = _attributes(node)
+    attributes = attributes_of(node)
     p, axis = attributes.get("p", 2), attributes.get("axis", -1)
     if p not in (1, 2):
         return None
@@ -364,7 +360,7 @@ def _lp_normalization(node, types, constants) -> Optional["onnx.FunctionProto"]:
 
 def _space_to_depth(node, types, constants) -> Optional["onnx.FunctionProto"]:
     shapes = _static_shapes(types, node.input[0])
-    attributes = _attributes(node)
+    attributes = attributes_of(node)
     b = attributes.get("blocksize")
     if shapes is None or len(shapes[0]) != 4 or not b:
         return None
@@ -412,7 +408,7 @@ def _wrapped_pad(node, types, constants) -> Optional["onnx.FunctionProto"]:
 
 def _integer_bit_cast(node, types, constants) -> Optional["onnx.FunctionProto"]:
     x = node.input[0]
-    target = _attributes(node).get("to")
+    target = attributes_of(node).get("to")
     if x not in types or target is None:
         return None
     source = helper.tensor_dtype_to_np_dtype(types[x].tensor_type.elem_type)
@@ -425,7 +421,7 @@ def _integer_bit_cast(node, types, constants) -> Optional["onnx.FunctionProto"]:
 
 def _max_unpool(node, types, constants) -> Optional["onnx.FunctionProto"]:
     shapes = _static_shapes(types, node.input[0])
-    attributes = _attributes(node)
+    attributes = attributes_of(node)
     if shapes is None or "kernel_shape" not in attributes:
         return None
     shape = shapes[0]
@@ -459,7 +455,7 @@ def _max_unpool(node, types, constants) -> Optional["onnx.FunctionProto"]:
 
 def _deformable_convolution(node, types, constants) -> Optional["onnx.FunctionProto"]:
     shapes = _static_shapes(types, node.input[0], node.input[1])
-    attributes = _attributes(node)
+    attributes = attributes_of(node)
     if shapes is None or attributes.get("group", 1) != 1:
         return None
     (batch, channels, height, width), (out_channels, _, kh, kw) = shapes
@@ -577,7 +573,7 @@ def _deformable_convolution(node, types, constants) -> Optional["onnx.FunctionPr
 
 
 def _compress(node, types, constants) -> Optional["onnx.FunctionProto"]:
-    axis = _attributes(node).get("axis")
+    axis = attributes_of(node).get("axis")
     nodes = [
         helper.make_node("NonZero", ["condition"], ["found"]),
         constant_node("flat", np.array([-1], np.int64)),

@@ -20,7 +20,7 @@ the border reads the border for `border` padding, its reflection for
 import itertools
 from typing import List, Optional
 
-from ._onnx_values import constant_node, static_shape, text_of
+from ._onnx_values import attributes_of, constant_node, static_shape, text_of
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -118,7 +118,7 @@ def sampled_grid(node, types, constants, opset) -> Optional[List["onnx.NodeProto
     x_dtype = helper.tensor_dtype_to_np_dtype(x_type)
     if not np.issubdtype(x_dtype, np.floating):
         return None
-    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    attributes = attributes_of(node)
     mode = text_of(attributes.get("mode", "linear"))
     # Opset 16's names of the modes.
     mode = {"bilinear": "linear", "bicubic": "cubic"}.get(mode, mode)

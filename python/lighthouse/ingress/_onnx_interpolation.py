@@ -17,7 +17,7 @@ linear or cubic interpolation, or of opset 10, has none.
 
 from typing import List, Optional, Tuple
 
-from ._onnx_values import constant_node, static_shape, text_of
+from ._onnx_values import attributes_of, constant_node, static_shape, text_of
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -167,7 +167,7 @@ def resize_function(node, types, constants) -> Optional["onnx.FunctionProto"]:
         return None
     element = types[x].tensor_type.elem_type
     dtype = helper.tensor_dtype_to_np_dtype(element)
-    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    attributes = attributes_of(node)
     mode = text_of(attributes.get("mode", "nearest"))
     if mode != "nearest" and not np.issubdtype(dtype, np.floating):
         return None

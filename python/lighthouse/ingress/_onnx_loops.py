@@ -24,9 +24,11 @@ import itertools
 from typing import Dict, List, Optional, Set
 
 from ._onnx_values import (
+    DEFAULT_DOMAINS,
     constant_node,
     constant_node_value,
     constant_values,
+    default_opset,
     replace_nodes,
     static_shape,
     types_of,
@@ -41,7 +43,6 @@ numpy_helper = require("onnx.numpy_helper", "onnx")
 
 __all__ = ["loops_of_carried_values"]
 
-_DEFAULT_DOMAINS = ("", "ai.onnx")
 
 #: torch-mlir converts Loop from its opset 13 on (and ScatterND, which
 #: writes an iteration's value, is of opset 11): a model of an earlier opset
@@ -55,10 +56,10 @@ def loops_of_carried_values(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     converted to opset 13 if it has Loops or Scans of an earlier one;
     `proto` itself when it has none."""
     if not any(
-        n.op_type in ("Loop", "Scan") and n.domain in _DEFAULT_DOMAINS for n in proto.graph.node
+        n.op_type in ("Loop", "Scan") and n.domain in DEFAULT_DOMAINS for n in proto.graph.node
     ):
         return proto
-    opset = next((o.version for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS), 0)
+    opset = default_opset(proto, 0)
     if opset < 9 and any(n.op_type == "Scan" for n in proto.graph.node):
         # Scan of opset 8 has a batch axis, which ONNX's converter to later
         # opsets does not take out of the model's signature.
@@ -74,7 +75,7 @@ def loops_of_carried_values(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     rewriter = _Rewriter(graph, list(rewritten.opset_import))
 
     def replacement(node):
-        if node.domain not in _DEFAULT_DOMAINS:
+        if node.domain not in DEFAULT_DOMAINS:
             return None
         if node.op_type == "Loop":
             return rewriter.loop(node)

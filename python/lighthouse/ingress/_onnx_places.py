@@ -7,6 +7,7 @@ import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .. import ir
+from ._onnx_values import DEFAULT_DOMAINS
 from ._torch_mlir import LoweringError, require
 
 onnx = require("onnx", "onnx")
@@ -166,9 +167,9 @@ class ModelPlaces:
 
     def _graph(self, message: str) -> Tuple[str, Optional[str]]:
         texts, first_node = [], None
-        if not any(o.domain in ("", "ai.onnx") for o in self.proto.opset_import):
+        if not any(o.domain in DEFAULT_DOMAINS for o in self.proto.opset_import):
             opsets = ", ".join(f"{o.domain} {o.version}" for o in self.proto.opset_import)
-            others = [n for n in self.proto.graph.node if n.domain not in ("", "ai.onnx")]
+            others = [n for n in self.proto.graph.node if n.domain not in DEFAULT_DOMAINS]
             model = f"a model that imports no opset of ONNX's default domain (only {opsets})"
             if others:
                 texts.extend(f"ONNX node '{n.name}' ({_op(n)})" for n in others[:3])
@@ -216,7 +217,7 @@ def _tensor_of_numbers(type_proto) -> bool:
 
 def _op(node) -> str:
     """A node's op type, with its domain when not ONNX's default one."""
-    if node.domain in ("", "ai.onnx"):
+    if node.domain in DEFAULT_DOMAINS:
         return node.op_type
     return f"{node.domain}.{node.op_type}"
 

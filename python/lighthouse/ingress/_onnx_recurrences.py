@@ -30,7 +30,7 @@ backwards, is refused, naming them.
 
 from typing import List, Optional
 
-from ._onnx_values import along_axis, constant_node, text_of
+from ._onnx_values import along_axis, attributes_of, constant_node, text_of
 from ._torch_mlir import LoweringError, require
 
 onnx = require("onnx", "onnx")
@@ -54,7 +54,7 @@ def forward_recurrences(node, types, constants, opset) -> Optional[List["onnx.No
     """The nodes computing `node`, an RNN, GRU or LSTM, with forward ones
     that have no sequence lengths (or none but the number of steps); None if
     it is one already or cannot be rewritten."""
-    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    attributes = attributes_of(node)
     direction = text_of(attributes.get("direction", b"forward"))
     if node.op_type == "LSTM" and _has_peepholes(node, constants):
         return _ScannedLSTM(node, attributes, direction, types, opset).nodes()

@@ -15,7 +15,7 @@ takes them.
 import math
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from ._onnx_values import used_names
+from ._onnx_values import DEFAULT_DOMAINS, default_opset, used_names
 from ._torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -116,7 +116,7 @@ def value_determined_inputs(proto: "onnx.ModelProto", nodes: Iterable[str]) -> L
     starts = [by_name[name] for name in held if name in by_name]
     producers = {output: node for node in graph.node for output in node.output if output}
     inputs = {name: (dtype, shape) for name, dtype, shape in declared_inputs(proto)}
-    opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
+    opset = default_opset(proto)
 
     # (value, whether it determines a shape): the failing nodes' operands,
     # then their producers' operands, back to the graph's inputs. A value
@@ -154,7 +154,7 @@ def value_determined_inputs(proto: "onnx.ModelProto", nodes: Iterable[str]) -> L
 
 def _shape_operands(node: "onnx.NodeProto", opset: Optional[int]) -> List[str]:
     """The values `node` takes as one of the `SHAPE_OPERANDS`."""
-    if node.domain not in ("", "ai.onnx") or opset is None:
+    if node.domain not in DEFAULT_DOMAINS or opset is None:
         return []
     try:
         schema = onnx.defs.get_schema(node.op_type, max_inclusive_version=opset, domain="")

@@ -10,10 +10,13 @@ onnx = require("onnx", "onnx")
 np = require("numpy", "onnx")  # onnx's dependency
 
 __all__ = [
+    "DEFAULT_DOMAINS",
     "along_axis",
+    "attributes_of",
     "constant_node",
     "constant_node_value",
     "constant_values",
+    "default_opset",
     "replace_nodes",
     "static_shape",
     "text_of",
@@ -21,7 +24,8 @@ __all__ = [
     "used_names",
 ]
 
-_DEFAULT_DOMAINS = ("", "ai.onnx")
+#: The names of ONNX's default domain.
+DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
 def types_of(graph: "onnx.GraphProto") -> Dict[str, "onnx.TypeProto"]:
@@ -87,7 +91,7 @@ class _Constants(collections.abc.Mapping):
             tensor.name: tensor for tensor in graph.initializer if tensor.name not in inputs
         }
         for node in graph.node:
-            if node.op_type == "Constant" and node.domain in _DEFAULT_DOMAINS:
+            if node.op_type == "Constant" and node.domain in DEFAULT_DOMAINS:
                 self._sources[node.output[0]] = node
         self._values: Dict[str, "np.ndarray"] = {}
 
@@ -157,3 +161,13 @@ def along_axis(op_type: str, value: str, axis: int, output: str, opset: int) -> 
 def text_of(value) -> str:
     """A string attribute's value as text (onnx gives bytes)."""
     return value.decode() if isinstance(value, bytes) else value
+
+
+def default_opset(proto: "onnx.ModelProto", missing=None):
+    """The model's opset of ONNX's default domain, `missing` if it imports none."""
+    return next((o.version for o in proto.opset_import if o.domain in DEFAULT_DOMAINS), missing)
+
+
+def attributes_of(node) -> dict:
+    """A node's attributes, by name."""
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}

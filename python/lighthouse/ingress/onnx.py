@@ -15,6 +15,7 @@ import os
 from typing import Callable, Iterable, Optional, Set, Tuple, Union
 
 from .. import ir
+from ._onnx_values import DEFAULT_DOMAINS, default_opset
 from ._onnx_canonical import canonical_forms, converted_wrong, outputs_as_inferred
 from ._onnx_fold import expand_functions, fold_constants
 from ._onnx_functions import DEFINED
@@ -227,7 +228,7 @@ def _defined_as_functions(ops: Iterable[str], proto: "onnx.ModelProto") -> Set[s
     """Of ONNX ops (`onnx.Attention`), those of the default domain that ONNX
     defines as functions at the model's opset, or lighthouse does
     (`_onnx_functions.DEFINED`)."""
-    opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
+    opset = default_opset(proto)
     found = set()
     for op in ops:
         name = op[len("onnx.") :] if op.startswith("onnx.") else None
@@ -301,7 +302,7 @@ def import_and_lower(
             at_nodes = {
                 f"onnx.{node.op_type}"
                 for node in all_nodes(proto.graph)
-                if node.name in error.nodes and node.domain in ("", "ai.onnx")
+                if node.name in error.nodes and node.domain in DEFAULT_DOMAINS
             }
             more = _defined_as_functions({*error.ops, *at_nodes}, proto) - expanded
             if more:
@@ -351,7 +352,7 @@ def _converted(proto: "onnx.ModelProto") -> Optional["onnx.ModelProto"]:
     """`proto` converted to `CONVERTED_OPSET` by ONNX's version converter,
     then prepared again; None if it is of that opset or later, or ONNX
     cannot convert it."""
-    opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
+    opset = default_opset(proto)
     if opset is None or opset >= CONVERTED_OPSET:
         return None
     try:
