@@ -423,3 +423,36 @@ def test_reference_leaves_the_inputs_alone():
     case = Case("in_place", [x], torch=AddInPlace())
     np.testing.assert_array_equal(case.expected()[0], np.ones((2, 2)))
     np.testing.assert_array_equal(case.inputs[0], np.zeros((2, 2)))
+
+
+def test_timing_waits_for_spinning_threads_and_times_warm_calls():
+    """A turn starts once the process's other threads stop using the CPU (a
+    thread pool spinning after its work), and its first call is not timed."""
+    import threading
+    import time
+
+    from lighthouse.suite.timing import interleaved_seconds, quiesce
+
+    assert quiesce() < 0.05  # nothing spins: the 5 ms pause, and a little more
+    stop = time.perf_counter() + 0.06
+
+    def spin():
+        while time.perf_counter() < stop:
+            pass
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    waited = quiesce()
+    spinner.join()
+    assert waited >= 0.04
+
+    last = [0.0]
+
+    def slow_after_a_pause():
+        # Like a thread pool woken from sleep: slow after 4 ms without a call.
+        if time.perf_counter() - last[0] > 0.004:
+            time.sleep(0.02)
+        last[0] = time.perf_counter()
+
+    timings = interleaved_seconds({"f": slow_after_a_pause}, rounds=3, budget=1, calls=3)
+    assert timings["f"]["calls"] == 9 and timings["f"]["median"] < 0.01

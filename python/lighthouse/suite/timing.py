@@ -4,17 +4,42 @@ import statistics
 import time
 from typing import Callable, Dict, Optional
 
-__all__ = ["TURN_SECONDS", "interleaved_seconds"]
+__all__ = ["TURN_SECONDS", "interleaved_seconds", "quiesce"]
 
-#: A turn lasts at least this long: calls of a few microseconds are repeated
-#: within a turn so that the clock's resolution and the pause between turns
-#: do not dominate them.
+#: A turn's timed calls last at least this long: calls of a few microseconds
+#: are repeated within a turn so that the clock's resolution and the pause
+#: between turns do not dominate them.
 TURN_SECONDS = 0.002
 #: At most this many calls in one turn.
 MAX_CALLS_PER_TURN = 50
-#: Between turns, so that the thread pool of the compiler before (OpenMP,
-#: onnxruntime's, IREE's) stops spinning before the next one starts.
+#: Between turns: `quiesce` sleeps this long, again while the thread pool of
+#: the compiler before (OpenMP, onnxruntime's, IREE's) still spins.
 PAUSE_SECONDS = 0.005
+#: The longest `quiesce` waits: a pool spinning longer than this (a user's
+#: KMP_BLOCKTIME=200, say) is one the next turn competes with.
+QUIESCE_SECONDS = 0.1
+
+
+def quiesce(interval: float = PAUSE_SECONDS, limit: float = QUIESCE_SECONDS) -> float:
+    """Sleeps `interval` seconds, again until one passes in which the
+    process's threads used under a fifth of it in CPU time, or `limit`
+    seconds passed; returns the seconds slept.
+
+    A thread pool spins after its work for a time of its own: PyTorch's
+    libgomp takes 8-10 ms of CPU after each parallel region on an AMD EPYC
+    (300,000 spins of PAUSE), longer than a fixed pause of 5 ms, and a turn
+    started while it spins shares the cores with it (a 2-thread batch norm
+    ran 2-3x slower right after eager PyTorch's turn). Other threads' CPU
+    time advances by scheduler ticks (4 ms at 250 Hz), which an interval of
+    5 ms or more catches.
+    """
+    start = time.perf_counter()
+    while True:
+        cpu = time.process_time()
+        time.sleep(interval)
+        quiet = time.process_time() - cpu < interval / 5
+        if quiet or time.perf_counter() - start >= limit:
+            return time.perf_counter() - start
 
 
 def interleaved_seconds(
@@ -29,8 +54,11 @@ def interleaved_seconds(
     reversed every other round, as a turn can warm the cache for the next).
 
     Stops after `rounds` rounds, or after the round that passes `budget`
-    seconds (at least 3 rounds). A turn is `calls` calls, or as many as last
-    `TURN_SECONDS` by a call made beforehand. `pause` seconds separate turns.
+    seconds (at least 3 rounds). A turn is a call that is not timed, then
+    `calls` timed calls, or as many as last `TURN_SECONDS` by a call made
+    beforehand: the times of calls in a row, as a model called in a loop
+    runs. `pause` seconds separate turns, longer while the turn before's
+    threads spin (`quiesce`).
     Returns per function the median seconds of a single call
     (`median`), the relative spread of the calls (interquartile range over
     median: the noise `lh-suite compare` allows for) and the number of calls.
@@ -52,15 +80,16 @@ def interleaved_seconds(
         for name in names:
             if before_turn:
                 before_turn(name)
-            time.sleep(pause)
-            function, turn = functions[name], calls_per_turn[name]
-            for call in range(turn):
+            quiesce(pause)
+            function = functions[name]
+            # Wakes the compiler's threads, which slept through the pause
+            # (from 0.1 ms to several on a virtual machine's idle cores), and
+            # brings its code and data back into the caches.
+            function()
+            for _ in range(calls_per_turn[name]):
                 start = time.perf_counter()
                 function()
-                elapsed = time.perf_counter() - start
-                # The first call of a turn of several wakes its thread pool.
-                if call or turn == 1:
-                    samples[name].append(elapsed)
+                samples[name].append(time.perf_counter() - start)
         if round_index >= 2 and time.perf_counter() > deadline:
             break
     result = {}
