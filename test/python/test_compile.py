@@ -883,6 +883,22 @@ OPS = {
         lambda x: x.sum(-1),
         (torch.tensor([1.0, float("nan")] + [2.0] * 62).repeat(16, 1),),
     ),
+    # Rows no vector width divides, reduced in parts: 49 = 48 + 1 (a mean
+    # over 7 x 7), 197 = 192 + 5 (ViT's tokens), 3199 = 3136 + 56 + 7.
+    "mean-7x7": (lambda x: F.adaptive_avg_pool2d(x, 1), (torch.randn(2, 64, 7, 7),)),
+    "softmax-197": (lambda x: torch.softmax(x, -1), (torch.randn(24, 197),)),
+    "row-sum-3199": (lambda x: x.sum(-1), (torch.randn(8, 3199),)),
+    # A row's maximum and the index of its first occurrence (argmax, max over
+    # a dimension) as row reductions: many ties, rows all -inf, integer rows
+    # of 1000 (1000 = 8 x 125, so partial results in vectors of 8).
+    "argmax-ties": (lambda x: x.argmax(-1), (torch.randint(0, 4, (16, 1000)).float(),)),
+    "argmin-3d": (lambda x: x.argmin(-1), (torch.randn(4, 8, 200),)),
+    "max-dim": (lambda x: torch.max(x, 1), (torch.randn(64, 1000),)),
+    "argmax-all-minus-inf": (
+        lambda x: x.argmax(-1),
+        (torch.full((4, 64), float("-inf")),),
+    ),
+    "row-sum-int64": (lambda x: x.sum(-1), (torch.randint(-9, 9, (32, 256)),)),
     # 512K elements: split across threads by the fast pipeline.
     "large-elementwise": (
         lambda x, b: torch.relu(x * 0.5 + b[:, None, None]),
@@ -902,6 +918,31 @@ def test_ops_match_eager(name, pipeline):
 
     compiled = lighthouse.compile(Op(), inputs, pipeline=pipeline)
     torch.testing.assert_close(compiled(*inputs), op(*inputs), equal_nan=True, **TOLERANCE)
+
+
+@pytest.mark.parametrize(
+    "op", [lambda x: x.argmax(-1), lambda x: x.argmin(-1), lambda x: torch.max(x, 1)]
+)
+def test_index_reductions_over_nan_keep_their_ir_meaning(op):
+    """The fast pipeline computes a row's maximum and its index in vectors,
+    and the op as its IR has it where a row holds a NaN: what the default
+    pipeline's loops compute (torch-mlir's lowering keeps the index of the
+    maximum before the first NaN, where eager PyTorch gives the NaN's)."""
+    x = torch.randn(4, 64, generator=torch.Generator().manual_seed(0))
+    x[0, 10] = x[1, 0] = x[2, 63] = float("nan")
+
+    class Op(torch.nn.Module):
+        def forward(self, x):
+            return op(x)
+
+    fast = lighthouse.compile(Op(), (x,), pipeline="fast")(x)
+    loops = lighthouse.compile(Op(), (x,), pipeline="default")(x)
+    torch.testing.assert_close(fast, loops, equal_nan=True, rtol=0, atol=0)
+    # Rows without a NaN: as eager.
+    torch.testing.assert_close(
+        torch.as_tensor(fast[1] if isinstance(fast, tuple) else fast)[3],
+        (op(x)[1] if isinstance(fast, tuple) else op(x))[3],
+    )
 
 
 @pytest.mark.parametrize("threads", [2, 3])

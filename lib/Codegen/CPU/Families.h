@@ -119,13 +119,41 @@ void buildConvolution(const BuildContext &context);
 /// Runs the register kernel on the blocks of ConvolutionRows strategies.
 void runConvolutionKernels(mlir::ModuleOp module, const CPUTarget &target);
 
-// Row reductions (Reduction.cpp).
+// Row reductions (Reduction.cpp; their rewrites into its form,
+// ReductionForms.cpp).
+
+/// Elements reduced at once along a row: up to 64 (4 AVX-512 registers of
+/// f32, 8 of f64), so that independent accumulators hide the latency of the
+/// adds.
+constexpr int64_t kRowVectorFloats = 64;
+/// The narrowest vector of partial results (one AVX2 register of f32).
+constexpr int64_t kMinRowVector = 8;
+
+/// Whether `op` is a reduction of its innermost loop the policy takes, but
+/// for the vector width: a generic of static sizes reducing rows of floats
+/// (and 32- or 64-bit integers) into an f32, f64, i32 or i64 result indexed
+/// by the rows in order, some input read along the row, with a combiner
+/// that has a vector reduction.
+bool isRowReduction(mlir::linalg::LinalgOp op);
 
 /// Collapses the innermost reduced loops of a reduction into one when every
 /// operand reads them as its innermost dimensions (a mean over H x W, a
 /// group norm's statistics over C/G x H x W, the sum of a whole tensor), the
 /// form the policy takes.
 void collapseReducedLoops(mlir::ModuleOp module);
+/// Splits each reduction the policy takes but for rows that no vector width
+/// divides into reductions of a multiple of 64 elements, then of 8, each
+/// continuing the one before, and one of the rest (under 8), which stays a
+/// loop: rows of 49 (a mean over 7 x 7) or 197 (ViT's tokens) are then
+/// reduced in vectors.
+void splitRowRemainders(mlir::ModuleOp module);
+/// Rewrites each reduction of a row to its maximum (minimum) and the index
+/// of its first occurrence (argmax, max over a dimension), which no
+/// vectorizer takes (the index's update reads the running maximum), into
+/// row reductions: the maximum, then the least index holding it; and the
+/// original op when some row holds a NaN (its index then depends on where
+/// the NaN is).
+void indexReductionsAsRowReductions(mlir::ModuleOp module);
 std::optional<Strategy> selectReduction(mlir::linalg::LinalgOp op,
                                         const SelectionContext &context);
 void buildReduction(const BuildContext &context);

@@ -8,7 +8,8 @@
 // strategy, `reduction.rows`, splits the rows across threads, tiles them
 // into blocks, and splits the reduction (tile_reduction_using_for) into
 // vectors of partial results, several independent accumulators a row,
-// combined once at the end of the row.
+// combined once at the end of the row. Rows that no vector width divides
+// are reduced in parts first (`splitRowRemainders`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,12 +27,7 @@ using namespace mlir;
 
 namespace lighthouse::cpu {
 
-/// Elements reduced at once along a row: up to 64 (4 AVX-512 registers of
-/// f32, 8 of f64), so that independent accumulators hide the latency of the
-/// adds.
-constexpr int64_t kRowVectorFloats = 64;
-
-/// Whether `op`'s payload combines its input into its result with a float
+/// Whether `op`'s payload combines its input into its result with an
 /// operation the vectorizer has a vector reduction for.
 static bool hasVectorCombiner(linalg::GenericOp op) {
   SmallVector<Operation *> combiners;
@@ -39,51 +35,27 @@ static bool hasVectorCombiner(linalg::GenericOp op) {
       combiners.size() != 1)
     return false;
   return isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
-             arith::MaxNumFOp, arith::MinNumFOp>(combiners.front());
+             arith::MaxNumFOp, arith::MinNumFOp, arith::AddIOp, arith::MinSIOp,
+             arith::MaxSIOp>(combiners.front());
 }
 
-void collapseReducedLoops(ModuleOp module) {
-  SmallVector<linalg::GenericOp> reductions;
-  module.walk([&](linalg::GenericOp op) {
-    unsigned reduced = op.getNumReductionLoops();
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    if (op.hasPureTensorSemantics() && op.getNumResults() == 1 &&
-        reduced >= 2 &&
-        llvm::all_of(ArrayRef(iterators).take_back(reduced),
-                     linalg::isReductionIterator) &&
-        cast<linalg::LinalgOp>(op.getOperation())
-            .hasOnlyProjectedPermutations())
-      reductions.push_back(op);
-  });
-  IRRewriter rewriter(module.getContext());
-  for (linalg::GenericOp op : reductions) {
-    unsigned loops = op.getNumLoops(), reduced = op.getNumReductionLoops();
-    SmallVector<ReassociationIndices> folded = {
-        llvm::to_vector(llvm::seq<int64_t>(loops - reduced, loops))};
-    // Only when every operand reads the reduced loops as its innermost
-    // dimensions, in order (a contiguous run of elements).
-    if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), folded))
-      continue;
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::CollapseResult> collapsed =
-        linalg::collapseOpIterationDims(op, folded, rewriter);
-    if (succeeded(collapsed))
-      rewriter.replaceOp(op, collapsed->results);
-  }
-}
-
-std::optional<Strategy> selectReduction(linalg::LinalgOp op,
-                                        const SelectionContext &context) {
+bool isRowReduction(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || !op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+  Type result = op->getNumResults() == 1
+                    ? getElementTypeOrSelf(op->getResult(0))
+                    : Type();
+  if (!generic || !op.hasPureTensorSemantics() || !result ||
       op.getNumReductionLoops() != 1 ||
       !linalg::isReductionIterator(op.getIteratorTypesArray().back()) ||
       !op.hasOnlyProjectedPermutations() ||
-      !isa<Float32Type, Float64Type>(getElementTypeOrSelf(op->getResult(0))) ||
-      !llvm::all_of(op->getOperandTypes(), [&](Type type) {
-        return isa<FloatType>(getElementTypeOrSelf(type));
+      !(result.isF32() || result.isF64() || result.isInteger(32) ||
+        result.isInteger(64)) ||
+      !llvm::all_of(op.getDpsInputs(), [&](Value input) {
+        Type element = getElementTypeOrSelf(input.getType());
+        return isa<FloatType>(element) || element.isInteger(32) ||
+               element.isInteger(64);
       }))
-    return std::nullopt;
+    return false;
   // The result is indexed by the rows, in order: (d0, ..., dn-2).
   unsigned rowLoops = op.getNumLoops() - 1;
   AffineMap resultMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
@@ -91,18 +63,24 @@ std::optional<Strategy> selectReduction(linalg::LinalgOp op,
   for (unsigned loop = 0; loop < rowLoops; ++loop)
     rows.push_back(getAffineDimExpr(loop, op.getContext()));
   if (resultMap.getResults() != ArrayRef<AffineExpr>(rows))
-    return std::nullopt;
+    return false;
   // Some input is read along the reduction, innermost (contiguous rows).
   AffineExpr reduced = getAffineDimExpr(rowLoops, op.getContext());
   if (llvm::none_of(op.getDpsInputOperands(), [&](OpOperand *input) {
         AffineMap map = op.getMatchingIndexingMap(input);
         return map.getNumResults() && map.getResults().back() == reduced;
       }))
+    return false;
+  return llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic) &&
+         hasVectorCombiner(generic);
+}
+
+std::optional<Strategy> selectReduction(linalg::LinalgOp op,
+                                        const SelectionContext &context) {
+  if (!isRowReduction(op))
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
-      !hasVectorCombiner(generic))
-    return std::nullopt;
+  unsigned rowLoops = op.getNumLoops() - 1;
   // Vectors of partial results: the widest of 64, 32, 16 and 8 elements that
   // divides the row.
   int64_t width = powerOfTwoWidth(ranges.back());

@@ -43,6 +43,8 @@ public:
     convolutionsAs2D(module, *context);
     patchesAsMatmuls(module);
     collapseReducedLoops(module);
+    indexReductionsAsRowReductions(module);
+    splitRowRemainders(module);
     padToRegisterTiles(module, *context);
     versionOnBatchSize(module, *context);
     Strategy fusedStrategy(StrategyKind::Fused);

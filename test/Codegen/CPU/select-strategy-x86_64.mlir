@@ -283,29 +283,54 @@ func.func @row_reductions(%x: tensor<128x1000xf32>, %y: tensor<128x4096xf32>, %s
 
 // -----
 
-// Reductions over an outer dimension (column sums), and rows whose length
-// no vector of 8 divides, have no strategy yet: loops.
-// AVX512-LABEL: func.func @other_reductions(
+// Reductions over an outer dimension (column sums) have no strategy yet:
+// loops.
+// AVX512-LABEL: func.func @column_sums(
 // AVX512-NOT: lighthouse.strategy
-// AVX2-LABEL: func.func @other_reductions(
+// AVX2-LABEL: func.func @column_sums(
 // AVX2-NOT: lighthouse.strategy
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
-#row = affine_map<(d0, d1) -> (d0)>
-func.func @other_reductions(%x: tensor<128x1000xf32>, %c: tensor<1000xf32>, %y: tensor<16x1001xf32>, %r: tensor<16xf32>) -> (tensor<1000xf32>, tensor<16xf32>) {
+func.func @column_sums(%x: tensor<128x1000xf32>, %c: tensor<1000xf32>) -> tensor<1000xf32> {
   %cols = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
       ins(%x : tensor<128x1000xf32>) outs(%c : tensor<1000xf32>) {
   ^bb0(%in: f32, %out: f32):
     %a = arith.addf %in, %out : f32
     linalg.yield %a : f32
   } -> tensor<1000xf32>
+  return %cols : tensor<1000xf32>
+}
+
+// -----
+
+// Rows whose length no vector of 8 divides are reduced in parts, each
+// continuing the one before: 1001 = 960 in vectors of 64, 40 in vectors of
+// 8, and 1 left to a loop; 49 = 48 in vectors of 16 and 1.
+// AVX512-LABEL: func.func @odd_rows(
+// AVX512:   %[[WIDE:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<16x960xf32>) {{.*}}lighthouse.strategy = {kind = "reduction.rows", registers = array<i64: 1, 0>, vector = array<i64: 0, 64>}
+// AVX512:   %[[WIDE_ROWS:.*]] = tensor.insert_slice %[[WIDE]]
+// AVX512:   %[[NARROW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<16x40xf32>) outs(%{{.*}} : tensor<16xf32>) attrs = {lighthouse.strategy = {kind = "reduction.rows", registers = array<i64: 8, 0>, vector = array<i64: 0, 8>}
+// AVX512:   linalg.generic {{.*}} ins(%{{.*}} : tensor<16x1xf32>) outs(%{{.*}} : tensor<16xf32>) {
+// AVX512:   linalg.generic {{.*}} ins(%{{.*}} : tensor<2048x48xf32>) {{.*}}lighthouse.strategy = {kind = "reduction.rows", registers = array<i64: 4, 0>, vector = array<i64: 0, 16>}
+// AVX512:   linalg.generic {{.*}} ins(%{{.*}} : tensor<2048x1xf32>) outs(%{{.*}} : tensor<2048xf32>) {
+// AVX2-LABEL: func.func @odd_rows(
+// AVX2: lighthouse.strategy = {kind = "reduction.rows"
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @odd_rows(%y: tensor<16x1001xf32>, %r: tensor<16xf32>, %z: tensor<2048x49xf32>, %t: tensor<2048xf32>) -> (tensor<16xf32>, tensor<2048xf32>) {
   %odd = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
       ins(%y : tensor<16x1001xf32>) outs(%r : tensor<16xf32>) {
   ^bb0(%in: f32, %out: f32):
     %a = arith.addf %in, %out : f32
     linalg.yield %a : f32
   } -> tensor<16xf32>
-  return %cols, %odd : tensor<1000xf32>, tensor<16xf32>
+  %means = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%z : tensor<2048x49xf32>) outs(%t : tensor<2048xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<2048xf32>
+  return %odd, %means : tensor<16xf32>, tensor<2048xf32>
 }
 
 // -----
@@ -446,4 +471,51 @@ func.func @whole_sum(%x: tensor<256x1000xf32>, %s: tensor<f32>) -> tensor<f32> {
     linalg.yield %a : f32
   } -> tensor<f32>
   return %r : tensor<f32>
+}
+
+// -----
+
+// A row's maximum and the index of its first occurrence (torch-mlir's argmax)
+// become row reductions: the maximum, then the least position holding it
+// (positions read from a tensor: the reduction's vector tiles would restart
+// linalg.index at 0), the initial index where no element exceeds the initial
+// maximum; the op itself where some maximum is NaN.
+// AVX512-LABEL: func.func @argmax(
+// AVX512:   %[[MAX:.*]] = linalg.generic {{.*}} ins(%[[X:.*]] : tensor<128x1000xf32>) outs(%[[LOWEST:.*]] : tensor<128xf32>) attrs = {lighthouse.strategy = {kind = "reduction.rows"
+// AVX512:     arith.maximumf
+// AVX512:   %[[POS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1000xi64>)
+// AVX512:     linalg.index 0
+// AVX512:   %[[FIRST:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[MAX]], %[[POS]] : tensor<128x1000xf32>, tensor<128xf32>, tensor<1000xi64>) {{.*}}lighthouse.strategy = {kind = "reduction.rows", registers = array<i64: 8, 0>, vector = array<i64: 0, 8>}
+// AVX512:     arith.cmpf oeq
+// AVX512:     arith.minsi
+// AVX512:   %[[INDEX:.*]] = linalg.generic {{.*}} ins(%[[MAX]], %[[LOWEST]], %[[FIRST]] : tensor<128xf32>, tensor<128xf32>, tensor<128xi64>) outs(%[[ZEROS:.*]] : tensor<128xi64>)
+// AVX512:     arith.cmpf ogt
+// AVX512:   %[[NAN:.*]] = tensor.extract
+// AVX512:   %[[R:.*]]:2 = scf.if %[[NAN]]
+// AVX512:     linalg.generic {{.*}} outs(%[[LOWEST]], %[[ZEROS]] : tensor<128xf32>, tensor<128xi64>)
+// AVX512:   } else {
+// AVX512:     scf.yield %[[MAX]], %[[INDEX]]
+// AVX512:   return %[[R]]#1
+// AVX2-LABEL: func.func @argmax(
+// AVX2: scf.if
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @argmax(%x: tensor<128x1000xf32>) -> tensor<128xi64> {
+  %zero = arith.constant 0 : i64
+  %lowest = arith.constant 0xFF800000 : f32
+  %ei = tensor.empty() : tensor<128xi64>
+  %zeros = linalg.fill ins(%zero : i64) outs(%ei : tensor<128xi64>) -> tensor<128xi64>
+  %ef = tensor.empty() : tensor<128xf32>
+  %lowests = linalg.fill ins(%lowest : f32) outs(%ef : tensor<128xf32>) -> tensor<128xf32>
+  %r:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<128x1000xf32>) outs(%lowests, %zeros : tensor<128xf32>, tensor<128xi64>) {
+  ^bb0(%in: f32, %value: f32, %index: i64):
+    %k = linalg.index 1 : index
+    %ki = arith.index_cast %k : index to i64
+    %m = arith.maximumf %in, %value : f32
+    %gt = arith.cmpf ogt, %in, %value : f32
+    %i = arith.select %gt, %ki, %index : i64
+    linalg.yield %m, %i : f32, i64
+  } -> (tensor<128xf32>, tensor<128xi64>)
+  return %r#1 : tensor<128xi64>
 }
