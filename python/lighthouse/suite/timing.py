@@ -8,10 +8,14 @@ __all__ = ["TURN_SECONDS", "interleaved_seconds", "quiesce"]
 
 #: A turn's timed calls last at least this long: calls of a few microseconds
 #: are repeated within a turn so that the clock's resolution and the pause
-#: between turns do not dominate them.
-TURN_SECONDS = 0.002
+#: between turns do not dominate them, and calls of a few hundred run past
+#: the first milliseconds after the pause, in which a virtual machine's
+#: cores come back from idle (a 2-thread batch norm of 0.07 ms a call took
+#: 0.2 ms a call for 1-4 ms after 5 ms of sleep, whichever its runtime's
+#: spin time).
+TURN_SECONDS = 0.02
 #: At most this many calls in one turn.
-MAX_CALLS_PER_TURN = 50
+MAX_CALLS_PER_TURN = 500
 #: Between turns: `quiesce` sleeps this long, again while the thread pool of
 #: the compiler before (OpenMP, onnxruntime's, IREE's) still spins.
 PAUSE_SECONDS = 0.005
