@@ -847,6 +847,14 @@ OPS = {
         # Weights scaled to the 432 terms of each sum: outputs of order 1.
         (torch.randn(1, 16, 6, 20, 36), torch.randn(16, 16, 3, 3, 3) / 20),
     ),
+    # Output rows no block divides, computed in two parts: 2047 = 2032 + 15
+    # columns (the register kernel's blocks), 319 = 304 + 15 (1-D windows:
+    # a stride of 5).
+    "max-pool1d-2047": (lambda x: F.max_pool1d(x, 3, 2), (torch.randn(1, 16, 4096),)),
+    "conv1d-stride-5": (
+        lambda x, w: F.conv1d(x, w, stride=5),
+        (torch.randn(1, 1, 1604), torch.randn(32, 1, 10)),
+    ),
     # Poolings: the register kernel's blocks (max, sum), strided and not,
     # padded with -inf, and the 1-D windows (rows of 3 pixels).
     "max-pool-padded": (lambda x: F.max_pool2d(x, 3, 2, 1), (torch.randn(2, 16, 32, 32),)),

@@ -16,6 +16,7 @@
 #include "WindowRows.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
@@ -35,9 +36,11 @@ static bool isNchwWindow(linalg::LinalgOp op) {
 }
 
 /// The tile sizes of one output row of a block of channels for the
-/// convolution or pooling `op`, or none for ops and shapes the windows
-/// strategy does not handle.
-static std::optional<SmallVector<int64_t>> windowTiles(linalg::LinalgOp op) {
+/// convolution or pooling `op` (with `rowWidth`, as if its output rows were
+/// that wide), or none for ops and shapes the windows strategy does not
+/// handle.
+static std::optional<SmallVector<int64_t>>
+windowTiles(linalg::LinalgOp op, std::optional<int64_t> rowWidth) {
   // The ops transform.structured.decompose rewrites into 1-D windows.
   if (!op.hasPureTensorSemantics() ||
       !isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
@@ -51,7 +54,8 @@ static std::optional<SmallVector<int64_t>> windowTiles(linalg::LinalgOp op) {
                cast<ShapedType>(input.getType()).hasStaticShape();
       }))
     return std::nullopt;
-  int64_t channels = output.getDimSize(1), width = output.getDimSize(3);
+  int64_t channels = output.getDimSize(1),
+          width = rowWidth.value_or(output.getDimSize(3));
   int64_t channelTile = channels <= 16 ? channels : channels % 8 == 0 ? 8 : 0;
   int64_t widthTile = width <= 64 ? width : width % 16 == 0 ? 16 : 0;
   if (!channelTile || !widthTile)
@@ -72,10 +76,13 @@ static std::optional<SmallVector<int64_t>> windowTiles(linalg::LinalgOp op) {
 }
 
 /// The strategy's kind and its tiles of registers, without threads: blocks
-/// of the register kernel when it takes the op, else rows of 1-D windows.
-static std::optional<Strategy> windowPlan(linalg::LinalgOp op,
-                                          const CPUTarget &target) {
-  if (std::optional<WindowRowTile> block = windowRowTile(op, target)) {
+/// of the register kernel when it takes the op, else rows of 1-D windows
+/// (with `rowWidth`, as if the output rows were that wide).
+static std::optional<Strategy>
+windowPlan(linalg::LinalgOp op, const CPUTarget &target,
+           std::optional<int64_t> rowWidth = std::nullopt) {
+  if (std::optional<WindowRowTile> block =
+          windowRowTile(op, target, rowWidth)) {
     // Iteration spaces: conv (n, f, oh, ow, c, kh, kw), pooling (n, c, oh,
     // ow, kh, kw); the block's loops, the others untiled.
     Strategy strategy(StrategyKind::ConvolutionRows);
@@ -86,7 +93,7 @@ static std::optional<Strategy> windowPlan(linalg::LinalgOp op,
     strategy.registers[3] = block->pixels;
     return strategy;
   }
-  if (std::optional<SmallVector<int64_t>> tiles = windowTiles(op)) {
+  if (std::optional<SmallVector<int64_t>> tiles = windowTiles(op, rowWidth)) {
     Strategy strategy(StrategyKind::ConvolutionWindows);
     strategy.registers = *tiles;
     return strategy;
@@ -211,6 +218,31 @@ void versionOnBatchSize(ModuleOp module, const SelectionContext &context) {
     }
     op->replaceAllUsesWith(branch.getResults());
     op->erase();
+  }
+}
+
+void splitWindowRemainders(ModuleOp module, const SelectionContext &context) {
+  int64_t pixels =
+      context.target.elementsPerRegister(Float32Type::get(module.getContext()));
+  SmallVector<linalg::LinalgOp> windows;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!isNchwWindow(op) || windowPlan(op, context.target))
+      return;
+    int64_t width =
+        cast<ShapedType>(op.getDpsInits()[0].getType()).getDimSize(3);
+    if (!ShapedType::isDynamic(width) && width > pixels &&
+        windowPlan(op, context.target, width - width % pixels))
+      windows.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : windows) {
+    int64_t width =
+        cast<ShapedType>(op.getDpsInits()[0].getType()).getDimSize(3);
+    rewriter.setInsertionPoint(op);
+    // Loop 3 is the output columns of a convolution (n, f, oh, ow, ...) and
+    // of a pooling (n, c, oh, ow, ...).
+    (void)linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), 3,
+                          rewriter.getIndexAttr(width - width % pixels));
   }
 }
 

@@ -113,6 +113,12 @@ void convolutionsAs2D(mlir::ModuleOp module, const SelectionContext &context);
 /// for O(image x F) multiply-adds).
 void patchesAsMatmuls(mlir::ModuleOp module);
 void versionOnBatchSize(mlir::ModuleOp module, const SelectionContext &context);
+/// Splits each convolution and pooling that neither strategy takes only
+/// because of its output rows' width (2047 columns: no block of 8 to 16
+/// divides them) into one over the largest multiple of a register's f32
+/// lanes and one over the rest, which each strategy then takes.
+void splitWindowRemainders(mlir::ModuleOp module,
+                           const SelectionContext &context);
 std::optional<Strategy> selectConvolution(mlir::linalg::LinalgOp op,
                                           const SelectionContext &context);
 void buildConvolution(const BuildContext &context);

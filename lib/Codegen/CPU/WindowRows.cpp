@@ -129,7 +129,8 @@ static std::optional<NchwWindow> asKernelWindow(linalg::LinalgOp op) {
 }
 
 std::optional<WindowRowTile> windowRowTile(linalg::LinalgOp op,
-                                           const CPUTarget &target) {
+                                           const CPUTarget &target,
+                                           std::optional<int64_t> rowWidth) {
   std::optional<NchwWindow> window = asKernelWindow(op);
   if (!window || !op.hasPureTensorSemantics() ||
       !llvm::all_of(
@@ -141,7 +142,7 @@ std::optional<WindowRowTile> windowRowTile(linalg::LinalgOp op,
       window->strides[1] > kMaxRowStride)
     return std::nullopt;
   auto outputType = cast<RankedTensorType>(window->output.getType());
-  int64_t width = outputType.getDimSize(3);
+  int64_t width = rowWidth.value_or(outputType.getDimSize(3));
   // Pixels of a block: up to one register.
   int64_t floatsPerRegister =
       target.elementsPerRegister(Float32Type::get(op.getContext()));

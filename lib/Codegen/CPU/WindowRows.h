@@ -63,8 +63,10 @@ struct WindowRowTile {
 /// blocks of 8 to 16; a block holds as many channels as divide the output's
 /// and fit a quarter of the target's registers of accumulators per row, and
 /// 2 rows when they divide the output's.
-std::optional<WindowRowTile> windowRowTile(mlir::linalg::LinalgOp op,
-                                           const CPUTarget &target);
+/// With `width`, as if the output rows were that wide.
+std::optional<WindowRowTile>
+windowRowTile(mlir::linalg::LinalgOp op, const CPUTarget &target,
+              std::optional<int64_t> width = std::nullopt);
 
 /// Rewrites `op`, one block (output 1 x F x R x W, R of 1 or 2), into
 /// vector code: loops over input channels (convolutions) and window rows,

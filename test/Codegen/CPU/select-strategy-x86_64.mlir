@@ -519,3 +519,25 @@ func.func @argmax(%x: tensor<128x1000xf32>) -> tensor<128xi64> {
   } -> (tensor<128xf32>, tensor<128xi64>)
   return %r#1 : tensor<128xi64>
 }
+
+// -----
+
+// Output rows of 2047 columns, which no block of 8 to 16 pixels divides: the
+// pooling is split into 2032 columns (blocks of 16) and the last 15 (one
+// block), each taking the register kernel; with AVX2's 8 lanes, 2040 and 7.
+// AVX512-LABEL: func.func @odd_width_pooling(
+// AVX512:   %[[MAIN:.*]] = linalg.pooling_nchw_max {{{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 8, 1, 16, 0, 0>}{{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16x1x4065xf32>, tensor<1x3xf32>) outs(%{{.*}} : tensor<1x16x1x2032xf32>)
+// AVX512:   %[[FIRST:.*]] = tensor.insert_slice %[[MAIN]]
+// AVX512:   linalg.pooling_nchw_max {{{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 8, 1, 15, 0, 0>}{{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16x1x31xf32>, tensor<1x3xf32>) outs(%{{.*}} : tensor<1x16x1x15xf32>)
+// AVX2-LABEL: func.func @odd_width_pooling(
+// AVX2: registers = array<i64: 1, 4, 1, 8, 0, 0>{{.*}} outs(%{{.*}} : tensor<1x16x1x2040xf32>)
+// AVX2: registers = array<i64: 1, 4, 1, 7, 0, 0>{{.*}} outs(%{{.*}} : tensor<1x16x1x7xf32>)
+func.func @odd_width_pooling(%x: tensor<1x16x1x4096xf32>) -> tensor<1x16x1x2047xf32> {
+  %lowest = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x16x1x2047xf32>
+  %init = linalg.fill ins(%lowest : f32) outs(%e : tensor<1x16x1x2047xf32>) -> tensor<1x16x1x2047xf32>
+  %w = tensor.empty() : tensor<1x3xf32>
+  %p = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<[1, 2]> : vector<2xi64>}
+      ins(%x, %w : tensor<1x16x1x4096xf32>, tensor<1x3xf32>) outs(%init : tensor<1x16x1x2047xf32>) -> tensor<1x16x1x2047xf32>
+  return %p : tensor<1x16x1x2047xf32>
+}
