@@ -59,7 +59,7 @@ def interleaved_seconds(
 
     Stops after `rounds` rounds, or after the round that passes `budget`
     seconds (at least 3 rounds). A turn is a call that is not timed, then
-    `calls` timed calls, or as many as last `TURN_SECONDS` by a call made
+    `calls` timed calls, or as many as last `TURN_SECONDS` by calls made
     beforehand: the times of calls in a row, as a model called in a loop
     runs. `pause` seconds separate turns, longer while the turn before's
     threads spin (`quiesce`).
@@ -71,10 +71,17 @@ def interleaved_seconds(
     for name, function in functions.items():
         if before_turn:
             before_turn(name)
-        start = time.perf_counter()
+        # The faster of two calls after one: a first call can take many times
+        # longer (a 0.07 ms call took 7 ms), which left turns of 3 calls.
         function()
-        once = max(time.perf_counter() - start, 1e-9)
-        calls_per_turn[name] = calls or max(1, min(MAX_CALLS_PER_TURN, int(TURN_SECONDS / once)))
+        once = []
+        for _ in range(2):
+            start = time.perf_counter()
+            function()
+            once.append(time.perf_counter() - start)
+        calls_per_turn[name] = calls or max(
+            1, min(MAX_CALLS_PER_TURN, int(TURN_SECONDS / max(min(once), 1e-9)))
+        )
     samples = {name: [] for name in functions}
     deadline = time.perf_counter() + budget
     for round_index in range(rounds):
