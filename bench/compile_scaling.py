@@ -22,7 +22,7 @@ import lighthouse
 from lighthouse import ir
 from lighthouse.passmanager import PassManager
 
-PIPELINES = {"default": "lighthouse-cpu", "fast": "lighthouse-cpu-fast"}
+PIPELINES = {"default": "lighthouse-cpu-fast", "loops": "lighthouse-cpu"}
 
 
 def one_function_variant(pipeline: str) -> str:

@@ -1,4 +1,4 @@
-"""What a dynamic batch costs the fast pipeline: a Linear block over a batch of
+"""What a dynamic batch costs the default pipeline: a Linear block over a batch of
 sequences (relu(Linear(d, d)(x)) + x, x of shape [batch, rows, d]) compiled
 with static shapes and with a dynamic batch, timed side by side with eager
 PyTorch in one run.
@@ -7,7 +7,7 @@ PyTorch in one run.
 
 The dynamic batch makes the matmul's M a count known at run time: its rows
 are tiled for the registers only, and its elementwise consumers are not
-computed per block of C (`docs/compile.md`, the fast pipeline). Shapes cover
+computed per block of C (`docs/compile.md`, the default pipeline). Shapes cover
 a row count that is a multiple of the register tile's 8 (whole tiles) and
 one that is not (a partial tile). Times are medians of single calls, the
 variants taking turns, on `--threads` threads (OpenMP's and torch's).

@@ -1,6 +1,6 @@
 """LLVM loop unrolling: what it costs at compile time and buys at run time.
 
-    .venv/bin/python bench/llvm_unrolling.py [--pipeline fast] [--rounds 15] [--calls 20]
+    .venv/bin/python bench/llvm_unrolling.py [--pipeline default] [--rounds 15] [--calls 20]
 
 For each test model, compiled with unroll_loops=True and False in one
 process (after a warm-up model): the JIT's seconds (LLVM's optimization and
@@ -23,7 +23,7 @@ def jit_seconds(compiled) -> float:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pipeline", default="fast")
+    parser.add_argument("--pipeline", default="default")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--calls", type=int, default=20)
     args = parser.parse_args()

@@ -5,7 +5,7 @@ the machine's peak, in one run.
                                      [--bias-relu]
 
 With --bias-relu, the layer relu(A @ B + bias) (torch: relu(addmm)), whose
-bias and ReLU the fast pipeline computes inside the matmul's loops.
+bias and ReLU the default pipeline computes inside the matmul's loops.
 """
 
 import argparse

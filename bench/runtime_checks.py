@@ -2,7 +2,7 @@
 compiled with them (the default) and with `runtime_checks=False`, on the same
 pipeline and inputs, the two timed side by side in one run.
 
-    .venv/bin/python bench/runtime_checks.py [--pipeline default,fast] [--rounds 15]
+    .venv/bin/python bench/runtime_checks.py [--pipeline default,loops] [--rounds 15]
         [--threads N] [--models NAME,...]
 
 Models: the `models` corpus of lh-suite (ResNet-18, BERT-wide encoder
@@ -37,7 +37,7 @@ import time
 def arguments():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--pipeline", default="default,fast", help="pipelines to compile with, comma-separated"
+        "--pipeline", default="default,loops", help="pipelines to compile with, comma-separated"
     )
     parser.add_argument(
         "--rounds", type=int, default=15, help="turns each variant takes; the median is printed"

@@ -26,7 +26,7 @@ echo "== conformance: a sample of the onnx-node and torch-ops corpora (lh-suite)
 # that does not pass. The whole corpora: docs/testing-compilers.md.
 mkdir -p build
 .venv/bin/lh-suite run --corpus onnx-node,torch-ops \
-  --compiler lighthouse:default,lighthouse:fast --sample 150 --no-timing --jobs 2 \
+  --compiler lighthouse:default,lighthouse:loops --sample 150 --no-timing --jobs 2 \
   --timeout 60 --expect test/conformance -o build/conformance-sample.jsonl
 echo "== the repaired wheel, in a fresh virtual environment =="
 build_tools/build_wheel.sh

@@ -89,7 +89,8 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
 /// What both pipelines do first, on linalg: dynamic sizes and indices are
 /// checked before they are used, what torch-mlir left in its tm_tensor
 /// dialect becomes loops, shifts by the bit width or more get the results
-/// torch and ONNX define, transposed convolutions skip the zeros they are
+/// torch and ONNX define, powers by small constants are multiplications,
+/// transposed convolutions skip the zeros they are
 /// lowered with, constant weights are transposed
 /// once, here, rather than on every call, weights shared across a batch are
 /// not copied per batch element, unused results are not computed, operands
@@ -97,12 +98,13 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
 /// elementwise ops are one op.
 static constexpr llvm::StringLiteral kLinalgRewrites =
     "lighthouse-insert-runtime-checks,lighthouse-lower-tm-tensor,"
-    "lighthouse-define-wide-shifts,lighthouse-convolutions-by-phase,"
+    "lighthouse-define-wide-shifts,lighthouse-simplify-powers,"
+    "lighthouse-convolutions-by-phase,"
     "lighthouse-fold-constant-transposes,lighthouse-flatten-batch-matmuls,"
     "lighthouse-drop-dead-results,lighthouse-drop-unit-dims,"
     "lighthouse-fuse-elementwise,lighthouse-splats-as-fills,canonicalize";
 
-void buildCPUDefaultPipeline(OpPassManager &pm) {
+void buildCPULoopsPipeline(OpPassManager &pm) {
   appendPipeline(pm, kLinalgRewrites);
   buildCPUPipeline(pm, /*openmp=*/false);
 }
@@ -160,14 +162,16 @@ static void registerWithSelectionOptions(
 void registerPipelines() {
   PassPipelineRegistration<>(
       "lighthouse-cpu",
-      "lighthouse's robust CPU pipeline: linalg on tensors to the LLVM "
-      "dialect, with C wrappers for public functions",
-      buildCPUDefaultPipeline);
+      "lighthouse's reference CPU pipeline (lighthouse.compile's `loops`): "
+      "linalg on tensors to the LLVM dialect, every op as loops on one "
+      "thread, with C wrappers for public functions",
+      buildCPULoopsPipeline);
   registerWithSelectionOptions(
       "lighthouse-cpu-fast",
-      "lighthouse's performance CPU pipeline: the host as the target, "
-      "lighthouse-cpu-schedule, then lowered as lighthouse-cpu does, with "
-      "threads on OpenMP; takes lighthouse-cpu-select-strategy's options "
+      "lighthouse's CPU pipeline (lighthouse.compile's `default`): the "
+      "host as the target, lighthouse-cpu-schedule, then lowered as "
+      "lighthouse-cpu does, with threads on OpenMP; takes "
+      "lighthouse-cpu-select-strategy's options "
       "(target, threads, cache-tiles, register-tiles, pack-b, "
       "fuse-consumers)",
       buildCPUFastPipeline);

@@ -11,7 +11,7 @@
 // converting again costs less than writing and reading the converted
 // tensor (a layer norm's f64 copy of its input). Producers read through a
 // broadcast (per-channel constants) are not merged: their values would be
-// recomputed for every element; nor are ops that the fast pipeline leaves to
+// recomputed for every element; nor are ops that the default pipeline leaves to
 // loops with ops it vectorizes.
 //
 //===----------------------------------------------------------------------===//
@@ -66,7 +66,7 @@ static bool onlyUsedBy(Operation *producer, Operation *consumer) {
                       [&](Operation *user) { return user == consumer; });
 }
 
-/// Whether the fast pipeline leaves `op` to loops: staysScalar, or a gather
+/// Whether the default pipeline leaves `op` to loops: staysScalar, or a gather
 /// (tensor.extract in its body), which the vectorizer may turn down. Such an
 /// op and one the pipeline vectorizes are kept apart, so that the merged op
 /// does not leave both to loops.

@@ -1,4 +1,4 @@
-//===- Vectorizable.cpp - Ops the fast pipeline leaves to loops -----------===//
+//===- Vectorizable.cpp - Ops the default pipeline leaves to loops --------===//
 
 #include "lighthouse/Transforms/Vectorizable.h"
 
@@ -12,7 +12,8 @@ namespace lighthouse {
 
 bool staysScalar(Operation *op) {
   if (llvm::any_of(op->getOperandTypes(), [](Type type) {
-        return getElementTypeOrSelf(type).isInteger(1);
+        Type element = getElementTypeOrSelf(type);
+        return element.isIntOrFloat() && element.getIntOrFloatBitWidth() < 8;
       }))
     return true;
   return op->walk([](math::FPowIOp) { return WalkResult::interrupt(); })

@@ -8,7 +8,7 @@
 
 A model goes through `lighthouse.ingress` to linalg on tensors, then through
 a named pass pipeline (`PIPELINES`, by default lighthouse's C++
-`lighthouse-cpu`) to the LLVM dialect, and is JIT-compiled by lighthouse's
+`lighthouse-cpu-fast`) to the LLVM dialect, and is JIT-compiled by lighthouse's
 execution engine (LLVM, on several threads). Arrays are passed to and
 returned from the compiled code without copies: inputs are read in place,
 and results are buffers the compiled code allocated, handed to numpy (or
@@ -44,10 +44,14 @@ __all__ = [
     "release_buffers",
 ]
 
-#: Pipelines by name, from linalg on tensors to the LLVM dialect.
+#: Pipelines by name, from linalg on tensors to the LLVM dialect: `default`,
+#: lighthouse's code generator (strategies by op family, vectors, threads;
+#: ops it has no strategy for as loops LLVM vectorizes), and `loops`, every op
+#: as loops on one thread (what `default` falls back to for each op), kept
+#: as a reference for the code generator's results.
 PIPELINES: Dict[str, str] = {
-    "default": "builtin.module(lighthouse-cpu)",
-    "fast": "builtin.module(lighthouse-cpu-fast)",
+    "default": "builtin.module(lighthouse-cpu-fast)",
+    "loops": "builtin.module(lighthouse-cpu)",
 }
 
 
@@ -215,8 +219,9 @@ def _run_pipeline(module: ir.Module, name: str, pipeline: str):
             f"pipeline {name!r} ({pipeline}) made vector loads or stores of {element} "
             f"('{op.name}' at {op.location}, {len(packed)} in all): LLVM packs the elements "
             f"of such vectors, {bits} bits each, where buffers hold one {element} a byte, so "
-            "the code would read and write the wrong elements; the 'default' pipeline "
-            "does not vectorize them"
+            "the code would read and write the wrong elements; lighthouse's strategies "
+            "leave ops on such types scalar (a strategy given in the module, or a pipeline "
+            "of one's own, vectorized them)"
         )
 
 
@@ -444,7 +449,7 @@ def compile(
       example_inputs: inputs to export with (a tuple).
       dynamic_shapes: as for `torch.export.export`, e.g. a dynamic batch.
       options: how to compile (`CompileOptions`).
-      **overrides: fields of `CompileOptions` (`pipeline="fast"`, say), which
+      **overrides: fields of `CompileOptions` (`pipeline="loops"`, say), which
         win over `options`.
 
     Returns:

@@ -104,7 +104,7 @@ def run(argv=None):
     parser.add_argument(
         "--pipeline",
         default="default",
-        help="'default', 'fast', a plugin's pipeline, or 'builtin.module(...)'",
+        help="'default', 'loops', a plugin's pipeline, or 'builtin.module(...)'",
     )
     parser.add_argument(
         "--input",

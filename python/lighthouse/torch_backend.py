@@ -2,10 +2,10 @@
 
 Registered through the `torch_dynamo_backends` entry point group, so no import
 is needed before `torch.compile`; `torch.compile(model, backend="lighthouse",
-options={"pipeline": "fast"})` passes `CompileOptions` fields. A `Backend`
+options={"runtime_checks": False})` passes `CompileOptions` fields. A `Backend`
 does the same and records what it compiled:
 
-    backend = lighthouse.torch_backend.Backend(pipeline="fast")
+    backend = lighthouse.torch_backend.Backend(runtime_checks=False)
     model = torch.compile(model, backend=backend)
     model(x)
     backend.graphs[0].parts        # the CompiledModules of the first graph
@@ -76,7 +76,7 @@ def _decompositions() -> dict:
 
     table = {
         op: decomposition
-        for op, decomposition in torch_ingress.fx_decomp_util.get_decomposition_table().items()
+        for op, decomposition in torch_ingress.default_decompositions().items()
         if not op.is_view
         and not torch._C._dispatch_has_kernel_for_dispatch_key(
             op.name(), "CompositeImplicitAutograd"

@@ -1,5 +1,5 @@
 // RUN: %lh-run %s --repeat 3 | FileCheck %s
-// RUN: %lh-run %s --function scaled --dynamic-size 3 --pipeline fast --unroll-loops | FileCheck %s --check-prefix=DYN
+// RUN: %lh-run %s --function scaled --dynamic-size 3 --pipeline loops --unroll-loops | FileCheck %s --check-prefix=DYN
 // RUN: not %lh-run %s --function missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not %lh-run %t.does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
 // RUN: %lh-run --help | FileCheck %s --check-prefix=HELP

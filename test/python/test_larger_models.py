@@ -14,7 +14,7 @@ import models  # noqa: E402
 LARGER_MODELS = models.larger_torch_models()
 
 
-@pytest.mark.parametrize("pipeline", ["default", "fast"])
+@pytest.mark.parametrize("pipeline", ["loops", "default"])
 @pytest.mark.parametrize("name", [m[0] for m in LARGER_MODELS])
 def test_larger_model_matches_eager(name, pipeline):
     _, module, inputs, dynamic = next(m for m in LARGER_MODELS if m[0] == name)
@@ -45,7 +45,7 @@ def test_residual_linear_over_a_dynamic_batch_of_sequences(rows):
         module,
         (example,),
         dynamic_shapes={"x": {0: torch.export.Dim("batch")}},
-        pipeline="fast",
+        pipeline="default",
     )
     for batch in (1, 2, 3, 5):
         x = torch.randn(batch, rows, 64)

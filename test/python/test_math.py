@@ -51,7 +51,7 @@ func.func @main(%x: tensor<{size}xf32>) -> tensor<{size}xf32> {{
 """
 
 
-@pytest.mark.parametrize("pipeline", ["default", "fast"])
+@pytest.mark.parametrize("pipeline", ["loops", "default"])
 @pytest.mark.parametrize("function", sorted(REFERENCES))
 def test_transcendental_functions_keep_float32_accuracy(function, pipeline):
     x = _inputs()

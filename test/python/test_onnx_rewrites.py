@@ -394,7 +394,7 @@ def test_shape_operands_of_other_ops_are_compiled_for_by_value(nodes, inputs):
         + [(name, kind, np.shape(value)) for name, (kind, _), value in inputs],
         [("y", TensorProto.FLOAT, ["a", "b"])],
     )
-    compiled = lighthouse.compile_onnx(proto, pipeline="fast")
+    compiled = lighthouse.compile_onnx(proto, pipeline="default")
     assert compiled.specialized_inputs == tuple(name for name, _, _ in inputs)
     x = np.random.default_rng(7).standard_normal((4, 5)).astype(np.float32)
     values = [np.array(value, dtype) for _, (_, dtype), value in inputs]
@@ -505,7 +505,7 @@ def test_a_loops_scan_output_becomes_a_loop_carried_value():
 
 def test_a_loop_run_as_many_times_as_an_input_says_is_compiled_for_its_value():
     proto = loop_model()
-    compiled = lighthouse.compile_onnx(proto, pipeline="fast")
+    compiled = lighthouse.compile_onnx(proto, pipeline="default")
     assert compiled.specialized_inputs == ("trip",)
     x = np.array([0.5, 1.0, -2.0], np.float32)
     for trip in [2, 5]:

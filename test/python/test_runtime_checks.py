@@ -18,7 +18,7 @@ onnx = pytest.importorskip(
 import lighthouse  # noqa: E402
 from lighthouse.compiler import compile_module  # noqa: E402
 
-PIPELINES = ["default", "fast"]
+PIPELINES = ["loops", "default"]
 
 
 class Index(torch.nn.Module):

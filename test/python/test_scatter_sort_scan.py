@@ -15,7 +15,7 @@ onnx = pytest.importorskip(
 import lighthouse  # noqa: E402
 import models  # noqa: E402
 
-PIPELINES = ["default", "fast"]
+PIPELINES = ["loops", "default"]
 
 
 def _random(*shape, seed=0):

@@ -255,7 +255,7 @@ def test_expectations_gate(plugin_path, toy_run, tmp_path):
 
 def test_list_shows_plugins(plugin_path):
     listed = lh_suite(plugin_path, "list").stdout
-    assert "toy" in listed and "toy:sound" in listed and "lighthouse:default" in listed
+    assert "toy" in listed and "toy:sound" in listed and "lighthouse:loops" in listed
     cases = lh_suite(plugin_path, "list", "cases", "--corpus", "toy").stdout
     assert "hang  op=hang" in cases
 
@@ -322,18 +322,18 @@ def test_onnx_node_corpus_through_lighthouse(plugin_path, tmp_path):
         "--corpus",
         "onnx-node",
         "--compiler",
-        "lighthouse:default,lighthouse:fast",
+        "lighthouse:loops,lighthouse:default",
         "--only",
         "^test_(relu|gemm_default_matrix_bias|bitwise_not_2d)$",
         "--no-timing",
         "-o",
         str(output),
     )
-    records = by_case(output, "lighthouse:fast")
+    records = by_case(output, "lighthouse:default")
     assert records["test_relu"]["status"] == "pass"
     assert records["test_relu"]["tags"] == {"op": "Relu", "dtypes": "standard"}
     assert records["test_gemm_default_matrix_bias"]["max_abs_error"] < 1e-5
-    assert set(by_case(output, "lighthouse:default")) == set(records)
+    assert set(by_case(output, "lighthouse:loops")) == set(records)
 
 
 torch = pytest.importorskip("torch")
@@ -378,14 +378,14 @@ def test_torch_ops_corpus_through_lighthouse(tmp_path):
         "--corpus",
         "torch-ops",
         "--compiler",
-        "lighthouse:fast,eager",
+        "lighthouse:default,eager",
         "--only",
         r"^(nn\.functional\.relu|matmul|angle)\.float32\.0$",
         "--no-timing",
         "-o",
         str(output),
     )
-    records = by_case(output, "lighthouse:fast")
+    records = by_case(output, "lighthouse:default")
     assert records["matmul.float32.0"]["status"] == "pass"
     assert records["nn.functional.relu.float32.0"]["tags"] == {
         "op": "nn.functional.relu",

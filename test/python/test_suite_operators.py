@@ -79,7 +79,7 @@ def test_unknown_case_is_an_error():
 
 def test_cases_run_through_lighthouse_and_eager(tmp_path):
     """Two cases through lh-suite, untimed: a matmul and a fused convolution
-    chain, through lighthouse's fast pipeline and eager PyTorch."""
+    chain, through lighthouse's default pipeline and eager PyTorch."""
     output = tmp_path / "operators.jsonl"
     result = subprocess.run(
         [
@@ -90,7 +90,7 @@ def test_cases_run_through_lighthouse_and_eager(tmp_path):
             "--corpus",
             "operators",
             "--compiler",
-            "lighthouse:fast,eager",
+            "lighthouse:default,eager",
             "--only",
             r"^(matmul\.512x512x512|conv_bn_relu\.resnet-3x3-64x56x56)$",
             "--threads",
@@ -109,6 +109,6 @@ def test_cases_run_through_lighthouse_and_eager(tmp_path):
     assert len(records) == 4
     for record in records:
         assert record["status"] == "pass", record
-    by_case = {r["case"]: r for r in records if r["compiler"] == "lighthouse:fast"}
+    by_case = {r["case"]: r for r in records if r["compiler"] == "lighthouse:default"}
     assert by_case["matmul.512x512x512"]["tags"] == {"family": "matmul", "op": "matmul"}
     assert by_case["conv_bn_relu.resnet-3x3-64x56x56"]["max_abs_error"] < CONTRACTION[1]

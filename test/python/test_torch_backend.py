@@ -304,8 +304,8 @@ def test_options_through_torch_compile():
     )
     backend = Backend()
     with torch.no_grad():
-        compiled = torch.compile(model, backend=backend, options={"pipeline": "fast"})
+        compiled = torch.compile(model, backend=backend, options={"pipeline": "loops"})
         torch.testing.assert_close(compiled(x), model(x), **TOLERANCE)
-    assert "lighthouse-cpu-fast" in backend.graphs[0].parts[0].pipeline
+    assert backend.graphs[0].parts[0].pipeline == "builtin.module(lighthouse-cpu)"
     with pytest.raises(TypeError, match="pipelin"):
-        Backend(pipelin="fast")
+        Backend(pipelin="loops")

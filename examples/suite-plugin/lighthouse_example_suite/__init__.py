@@ -12,13 +12,13 @@ from lighthouse.suite.case import to_torch
 
 #: The variants of `tuned`: options of `lighthouse.compile`.
 VARIANTS = {
-    "unrolled": {"pipeline": "fast", "unroll_loops": True},
-    "o1": {"pipeline": "fast", "opt_level": 1},
+    "unrolled": {"unroll_loops": True},
+    "o1": {"opt_level": 1},
 }
 
 
 class TunedLighthouse(Compiler):
-    """lighthouse's fast pipeline with other LLVM settings."""
+    """lighthouse's default pipeline with other LLVM settings."""
 
     takes = ("torch",)
 

@@ -20,7 +20,9 @@ class OpPassManager;
 
 namespace lighthouse {
 
-/// Appends the robust CPU pipeline to a module-level pass manager: one-shot
+/// Appends the reference CPU pipeline (`lighthouse-cpu`, lighthouse.compile's
+/// `loops`: every op as loops, on one thread) to a module-level pass
+/// manager: one-shot
 /// bufferization of the whole module (function boundaries included, with
 /// identity-layout memrefs there; public functions do not write to their
 /// arguments), ownership-based buffer deallocation, loops
@@ -28,7 +30,7 @@ namespace lighthouse {
 /// public functions. Returned buffers are owned by the caller. Failed
 /// `cf.assert`s call lighthouse's runtime (lighthouse-c/Runtime.h), which
 /// returns to the caller instead of aborting.
-void buildCPUDefaultPipeline(mlir::OpPassManager &pm);
+void buildCPULoopsPipeline(mlir::OpPassManager &pm);
 
 /// Appends the CPU code generator: strategy selection with
 /// `selectionOptions` (`threads=1 cache-tiles=64,256,64`, as
@@ -38,10 +40,11 @@ llvm::LogicalResult buildCPUSchedulePipeline(mlir::OpPassManager &pm,
                                              llvm::StringRef selectionOptions,
                                              llvm::raw_ostream &errors);
 
-/// Appends the performance CPU pipeline: the host as the target (unless the
-/// module names one), the CPU code generator (matmuls split across threads,
-/// tiled for the cache and the registers, vectorized; convolutions,
-/// poolings and elementwise ops likewise), then the default pipeline with
+/// Appends the CPU pipeline (`lighthouse-cpu-fast`, lighthouse.compile's
+/// `default`): the host as the target (unless the module names one), the
+/// CPU code generator (matmuls split across threads, tiled for the cache and
+/// the registers, vectorized; convolutions, poolings, reductions and
+/// elementwise ops likewise), then the reference pipeline's lowering with
 /// the threads on the OpenMP runtime (code compiled by it needs libomp,
 /// which the package ships).
 void buildCPUFastPipeline(mlir::OpPassManager &pm);

@@ -205,6 +205,28 @@ def DefineWideShifts : Pass<"lighthouse-define-wide-shifts"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def SimplifyPowers : Pass<"lighthouse-simplify-powers"> {
+  let summary = "Compute powers by small constants as multiplications";
+  let description = [{
+    MLIR's algebraic simplification of `math.powf` and `math.fpowi` by
+    constants (2, 3, -1, -2, 0.5, -0.5, 0.75, small integers): x ** 2 and
+    x ** 3 become multiplications, x ** 0.5 a square root, as eager PyTorch
+    computes them. `math.fpowi` keeps its op scalar and `math.powf` is a
+    libm call per element; the multiplications vectorize.
+
+    ```mlir
+    // before
+    %y = math.fpowi %x, %c3 : f32, i64
+    // after
+    %s = arith.mulf %x, %x : f32
+    %y = arith.mulf %x, %s : f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def SplatsAsFills : Pass<"lighthouse-splats-as-fills"> {
   let summary = "Compute large splat constant tensors with linalg.fill "
     "instead of storing them";
@@ -302,7 +324,7 @@ def FuseElementwise : Pass<"lighthouse-fuse-elementwise", "::mlir::ModuleOp"> {
     activation once instead of once per op. A conversion (`arith.extf`, ...)
     with several users is copied into each: converting again costs less than
     writing and reading the converted tensor. Other results with several
-    users, one read through a broadcast, and ops that the fast pipeline
+    users, one read through a broadcast, and ops that the default pipeline
     leaves to loops (`i1`, `math.fpowi`) next to ops it vectorizes are left
     apart.
 

@@ -1,4 +1,4 @@
-//===- Vectorizable.h - Ops the fast pipeline leaves to loops ---*- C++ -*-===//
+//===- Vectorizable.h - Ops the default pipeline leaves to loops *- C++ -*-===//
 
 #ifndef LIGHTHOUSE_TRANSFORMS_VECTORIZABLE_H
 #define LIGHTHOUSE_TRANSFORMS_VECTORIZABLE_H
@@ -10,8 +10,8 @@ class Operation;
 namespace lighthouse {
 
 /// Whether `op` must be left to loops rather than vectorized:
-/// - on i1: vectors of i1 are bit-packed in memory, buffers of i1 hold a byte
-///   each;
+/// - on types narrower than a byte (i1, i4, f4): LLVM packs their vectors in
+///   memory (8 i1 or 2 i4 a byte), buffers hold one a byte;
 /// - with math.fpowi in its body: on vectors it lowers to llvm.intr.powi with
 ///   a vector exponent, which LLVM's powi does not take.
 bool staysScalar(mlir::Operation *op);

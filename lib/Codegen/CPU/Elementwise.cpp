@@ -12,6 +12,8 @@
 #include "Families.h"
 #include "TransformBuilders.h"
 
+#include "lighthouse/Transforms/Vectorizable.h"
+
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 
 using namespace mlir;
@@ -75,9 +77,11 @@ std::optional<Strategy> selectElementwise(linalg::LinalgOp op,
   // the vectorizer read them element by element into each row: measured 20x
   // slower on a batch norm. Read through (c), as lighthouse-drop-unit-dims
   // now leaves some, they would be broadcasts; not measured yet.
+  // Ops that stay scalar (Vectorizable.h: a libm call per element, a type
+  // LLVM packs) are only split across threads.
   unsigned innermost = ranges.size() - 1;
   bool vectorize =
-      width && op.hasOnlyProjectedPermutations() &&
+      width && !staysScalar(op) && op.hasOnlyProjectedPermutations() &&
       llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {
         AffineMap map = op.getMatchingIndexingMap(input);
         return map.getNumResults() == 0 || map.isFunctionOfDim(innermost);

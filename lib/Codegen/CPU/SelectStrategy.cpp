@@ -54,9 +54,11 @@ public:
     SelectionContext oneThread = *context;
     oneThread.target.threads = 1;
     module.walk([&](linalg::LinalgOp op) {
-      // Ops that stay scalar, and ops with a strategy already: fused into
-      // an earlier op's, or chosen with the versions of their batch.
-      if (staysScalar(op) || op->hasAttr(kStrategyAttrName))
+      // Ops that stay scalar but elementwise ones (split across threads
+      // only), and ops with a strategy already: fused into an earlier op's,
+      // or chosen with the versions of their batch.
+      if ((staysScalar(op) && !linalg::isElementwise(op)) ||
+          op->hasAttr(kStrategyAttrName))
         return;
       const SelectionContext &opContext =
           op->getParentOfType<scf::ForallOp>() ? oneThread : *context;

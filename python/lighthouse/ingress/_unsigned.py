@@ -18,7 +18,7 @@ comparisons with a number of 2^(bits-1) or more, padding with a float,
 scatter_reduce, per-channel quantization and batched quantized matmuls; its
 conversions of floats to unsigned integers (ONNX Cast, the zero point of
 DynamicQuantizeLinear) are `arith.fptosi`, undefined from 2^(bits-1) on
-(the fast pipeline's vectors give 127 for 200.0): lighthouse makes those of
+(the default pipeline's vectors give 127 for 200.0): lighthouse makes those of
 at most 32 bits go through a wider signed type
 (`convert_floats_through_signed`), and computes division, remainder, abs,
 clamping, max pooling and sorting of uint8 and uint32 on their values
@@ -72,7 +72,7 @@ class Rule(NamedTuple):
     prefixes: operand index and the prefixes of the constant string it must be.
     to_unsigned_from_float: whether it may convert float operands to
       unsigned results (torch-mlir's aten.to.dtype does with arith.fptosi,
-      undefined from 2^(bits-1) on: 127 for 200.0 in the fast pipeline's
+      undefined from 2^(bits-1) on: 127 for 200.0 in the default pipeline's
       vectors).
     """
 
@@ -375,7 +375,7 @@ def convert_floats_through_signed(module: ir.Module) -> None:
     integers of at most 32 bits into one to a wider signed type, then one
     from it: torch-mlir converts a float to an unsigned integer with
     `arith.fptosi` to its width, undefined from 2^(bits-1) on (200.0 to
-    uint8 gave 127 on the fast pipeline); through int32, 200.0 is 200 and
+    uint8 gave 127 on the default pipeline); through int32, 200.0 is 200 and
     its low 8 bits are 200 as uint8. Floats outside the unsigned range, for
     which ONNX and torch define no result, stay undefined."""
     conversions = []

@@ -231,7 +231,7 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
         "--compiler",
         action="append",
         metavar="NAME",
-        help="a compiler, e.g. lighthouse:fast (repeat, or separate "
+        help="a compiler, e.g. lighthouse:loops (repeat, or separate "
         "with commas; default: every installed one)",
     )
     run_parser.add_argument(

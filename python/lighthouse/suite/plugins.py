@@ -11,7 +11,7 @@ declaring an entry point (see docs/testing-compilers.md):
     my-compiler = "my_package.suite:MyCompiler"      # a Compiler subclass
 
 A compiler class may have variants (`lighthouse:default`,
-`lighthouse:fast`): `variants()` lists them and the constructor takes one.
+`lighthouse:loops`): `variants()` lists them and the constructor takes one.
 """
 
 import importlib.metadata

@@ -1,5 +1,5 @@
 """lighthouse itself, one variant per pipeline: `lighthouse:default`,
-`lighthouse:fast`, and every pipeline an installed plugin declares."""
+`lighthouse:loops`, and every pipeline an installed plugin declares."""
 
 from typing import List, Optional
 
