@@ -224,7 +224,8 @@ void versionOnBatchSize(ModuleOp module, const SelectionContext &context) {
 void splitWindowRemainders(ModuleOp module, const SelectionContext &context) {
   int64_t pixels =
       context.target.elementsPerRegister(Float32Type::get(module.getContext()));
-  SmallVector<linalg::LinalgOp> windows;
+  // Each op with the width of its first part.
+  SmallVector<std::pair<linalg::LinalgOp, int64_t>> windows;
   module.walk([&](linalg::LinalgOp op) {
     if (!isNchwWindow(op) || windowPlan(op, context.target))
       return;
@@ -232,17 +233,15 @@ void splitWindowRemainders(ModuleOp module, const SelectionContext &context) {
         cast<ShapedType>(op.getDpsInits()[0].getType()).getDimSize(3);
     if (!ShapedType::isDynamic(width) && width > pixels &&
         windowPlan(op, context.target, width - width % pixels))
-      windows.push_back(op);
+      windows.emplace_back(op, width - width % pixels);
   });
   IRRewriter rewriter(module.getContext());
-  for (linalg::LinalgOp op : windows) {
-    int64_t width =
-        cast<ShapedType>(op.getDpsInits()[0].getType()).getDimSize(3);
+  for (auto [op, first] : windows) {
     rewriter.setInsertionPoint(op);
     // Loop 3 is the output columns of a convolution (n, f, oh, ow, ...) and
     // of a pooling (n, c, oh, ow, ...).
     (void)linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), 3,
-                          rewriter.getIndexAttr(width - width % pixels));
+                          rewriter.getIndexAttr(first));
   }
 }
 

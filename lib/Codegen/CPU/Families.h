@@ -141,6 +141,9 @@ constexpr int64_t kMinRowVector = 8;
 /// by the rows in order, some input read along the row, with a combiner
 /// that has a vector reduction.
 bool isRowReduction(mlir::linalg::LinalgOp op);
+/// The indexing map of a result indexed by the rows of `op`: its loops but
+/// the innermost, in order, (d0, ..., dn-2).
+mlir::AffineMap rowsMap(mlir::linalg::LinalgOp op);
 
 /// Collapses the innermost reduced loops of a reduction into one when every
 /// operand reads them as its innermost dimensions (a mean over H x W, a

@@ -39,6 +39,15 @@ static bool hasVectorCombiner(linalg::GenericOp op) {
              arith::MaxSIOp>(combiners.front());
 }
 
+AffineMap rowsMap(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  SmallVector<AffineExpr> rows;
+  for (unsigned loop = 0; loop + 1 < loops; ++loop)
+    rows.push_back(getAffineDimExpr(loop, op.getContext()));
+  // (d0) -> () for a whole tensor reduced to one value.
+  return AffineMap::get(loops, 0, rows, op.getContext());
+}
+
 bool isRowReduction(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   Type result = op->getNumResults() == 1
@@ -58,11 +67,7 @@ bool isRowReduction(linalg::LinalgOp op) {
     return false;
   // The result is indexed by the rows, in order: (d0, ..., dn-2).
   unsigned rowLoops = op.getNumLoops() - 1;
-  AffineMap resultMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  SmallVector<AffineExpr> rows;
-  for (unsigned loop = 0; loop < rowLoops; ++loop)
-    rows.push_back(getAffineDimExpr(loop, op.getContext()));
-  if (resultMap.getResults() != ArrayRef<AffineExpr>(rows))
+  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != rowsMap(op))
     return false;
   // Some input is read along the reduction, innermost (contiguous rows).
   AffineExpr reduced = getAffineDimExpr(rowLoops, op.getContext());

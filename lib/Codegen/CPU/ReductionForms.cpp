@@ -122,10 +122,8 @@ static std::optional<IndexReduction> asIndexReduction(linalg::GenericOp op) {
       !isa<FloatType>(getElementTypeOrSelf(input->get().getType())))
     return std::nullopt;
   // Both results indexed by the rows, in order.
-  AffineMap rows = AffineMap::getMultiDimIdentityMap(row + 1, op.getContext())
-                       .getMajorSubMap(row);
   for (OpOperand &init : op.getDpsInitsMutable())
-    if (op.getMatchingIndexingMap(&init) != rows)
+    if (op.getMatchingIndexingMap(&init) != rowsMap(linalgOp))
       return std::nullopt;
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -185,6 +183,12 @@ static void rewriteIndexReduction(RewriterBase &rewriter,
   rowIterators.back() = utils::IteratorType::reduction;
   SmallVector<utils::IteratorType> parallel(rows,
                                             utils::IteratorType::parallel);
+  // A new tensor of `shape` holding `value` everywhere.
+  auto filled = [&](Value value, ArrayRef<int64_t> shape) {
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, shape, value.getType());
+    return linalg::FillOp::create(rewriter, loc, value, empty).getResult(0);
+  };
 
   // The maximum of each row, as the op computes it.
   Operation *combiner = reduction.combiner;
@@ -202,12 +206,7 @@ static void rewriteIndexReduction(RewriterBase &rewriter,
   // The least index holding it (the type's maximum where none does).
   Value none = arith::ConstantOp::create(
       rewriter, loc, rewriter.getIntegerAttr(indexElement, INT64_MAX));
-  Value noIndices = linalg::FillOp::create(
-                        rewriter, loc, none,
-                        tensor::EmptyOp::create(
-                            rewriter, loc, indexType.getShape(), indexElement)
-                            .getResult())
-                        .getResult(0);
+  Value noIndices = filled(none, indexType.getShape());
   // The row's positions are an input, not linalg.index in the body: the
   // reduction is split into vectors of partial results
   // (tile_reduction_using_for), whose tiles would restart them at 0.
@@ -258,17 +257,11 @@ static void rewriteIndexReduction(RewriterBase &rewriter,
       });
 
   // Whether some maximum is NaN: the original then says where.
-  Value no =
-      arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false));
-  auto flagType = RankedTensorType::get({}, rewriter.getI1Type());
-  Value noNaN = linalg::FillOp::create(
-                    rewriter, loc, no,
-                    tensor::EmptyOp::create(rewriter, loc, flagType.getShape(),
-                                            rewriter.getI1Type())
-                        .getResult())
-                    .getResult(0);
+  Value noNaN = filled(
+      arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false)),
+      {});
   auto anyNaN = linalg::GenericOp::create(
-      rewriter, loc, flagType, maximum, noNaN,
+      rewriter, loc, noNaN.getType(), maximum, noNaN,
       ArrayRef<AffineMap>{rowsOnly, AffineMap::get(rows, 0, context)},
       SmallVector<utils::IteratorType>(rows, utils::IteratorType::reduction),
       [&](OpBuilder &b, Location loc, ValueRange args) {

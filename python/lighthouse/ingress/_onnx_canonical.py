@@ -50,6 +50,7 @@ from ._onnx_values import (
     constant_node,
     constant_values,
     default_opset,
+    replace_nodes,
     static_shape,
     types_of,
 )
@@ -85,11 +86,8 @@ def canonical_forms(proto: "onnx.ModelProto") -> "onnx.ModelProto":
         return proto
     rewritten = onnx.ModelProto()
     rewritten.CopyFrom(proto)
-    nodes = []
-    for index, node in enumerate(rewritten.graph.node):
-        nodes.extend(forms.get(index, [node]))
-    del rewritten.graph.node[:]
-    rewritten.graph.node.extend(nodes)
+    positions = iter(range(len(rewritten.graph.node)))
+    replace_nodes(rewritten.graph, lambda node: forms.get(next(positions)))
     if not opset:
         # A model of ONNX-ML ops alone imports no opset of the default
         # domain, which the ops replacing them are of (and torch-mlir's

@@ -16,9 +16,9 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 from ._onnx_values import (
     DEFAULT_DOMAINS,
     attributes_of,
-    constant_node_value,
     constant_values,
     default_opset,
+    source_value,
     static_shape,
     types_of,
     used_names,
@@ -284,10 +284,7 @@ def _taken_branch(node, condition: _Source, defined: Set[str]) -> Optional[List[
     branch's results to the If's; None if a value the branch defines has
     the name of one of the graph's (`defined`), which ONNX allows a
     subgraph to shadow."""
-    if isinstance(condition, onnx.TensorProto):
-        value = onnx.numpy_helper.to_array(condition)
-    else:
-        value = constant_node_value(condition)
+    value = source_value(condition)
     if value is None or value.size != 1:
         return None
     name = "then_branch" if bool(value.reshape(())) else "else_branch"

@@ -18,6 +18,7 @@ __all__ = [
     "constant_values",
     "default_opset",
     "replace_nodes",
+    "source_value",
     "static_shape",
     "text_of",
     "types_of",
@@ -75,6 +76,14 @@ def constant_node_value(node) -> Optional["np.ndarray"]:
     return None
 
 
+def source_value(source) -> Optional["np.ndarray"]:
+    """The value of an initializer or of a Constant node (None for a Constant
+    of a sparse tensor or of strings)."""
+    if isinstance(source, onnx.TensorProto):
+        return onnx.numpy_helper.to_array(source)
+    return constant_node_value(source)
+
+
 def constant_values(graph) -> Mapping[str, "np.ndarray"]:
     """The values of the graph's initializers that are not inputs (which the
     caller may override), and of its Constant nodes, each read from the
@@ -97,22 +106,20 @@ class _Constants(collections.abc.Mapping):
 
     def __getitem__(self, name: str) -> "np.ndarray":
         if name not in self._values:
-            source = self._sources[name]
-            if isinstance(source, onnx.TensorProto):
-                value = onnx.numpy_helper.to_array(source)
-            else:
-                value = constant_node_value(source)
-                if value is None:  # A Constant of a sparse tensor or of strings.
-                    raise KeyError(name)
+            value = source_value(self._sources[name])
+            if value is None:
+                raise KeyError(name)
             self._values[name] = value
         return self._values[name]
 
     def __contains__(self, name) -> bool:
-        try:
-            self[name]
-        except KeyError:
-            return False
-        return True
+        # An initializer is there without reading its value (folding asks of
+        # every input of a node, weights among them); a Constant node only
+        # if it holds a value lighthouse reads.
+        source = self._sources.get(name)
+        if source is None or isinstance(source, onnx.TensorProto):
+            return source is not None
+        return self.get(name) is not None
 
     def __iter__(self) -> Iterator[str]:
         return (name for name in self._sources if name in self)
