@@ -3,17 +3,25 @@
 
 #identity = affine_map<(n, c, h, w) -> (n, c, h, w)>
 
-// A padded ReLU: a fill of the padded tensor and an insert of the ReLU's
-// result. Once bufferized, the ReLU writes into the interior of the padded
-// buffer: no second buffer, no copy.
+// A padded ReLU: fills of the padded tensor's borders (rows 0 and 9, then
+// columns 0 and 9 of every row) and an insert of the ReLU's result. Once
+// bufferized, the ReLU writes into the interior of the padded buffer: no
+// second buffer, no copy, and the interior is written once.
 // CHECK-LABEL: func.func @relu_then_pad
 // CHECK:         %[[EMPTY:.*]] = tensor.empty() : tensor<1x4x10x10xf32>
-// CHECK:         %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<1x4x10x10xf32>)
-// CHECK:         tensor.insert_slice %{{.*}} into %[[FILL]][0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
+// CHECK:         %[[TOP:.*]] = tensor.extract_slice %[[EMPTY]][0, 0, 0, 0] [1, 4, 1, 10] [1, 1, 1, 1]
+// CHECK:         %[[FILLED:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[TOP]] : tensor<1x4x1x10xf32>)
+// CHECK:         %[[PADDED:.*]] = tensor.insert_slice %[[FILLED]] into %[[EMPTY]][0, 0, 0, 0] [1, 4, 1, 10] [1, 1, 1, 1]
+// CHECK:         tensor.extract_slice %[[PADDED]][0, 0, 9, 0] [1, 4, 1, 10] [1, 1, 1, 1]
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 10, 1] [1, 1, 1, 1]
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 9] [1, 4, 10, 1] [1, 1, 1, 1]
+// CHECK:         tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
 // CHECK-NOT:     tensor.pad
 // BUFFERS-LABEL: func.func @relu_then_pad
 // BUFFERS:         %[[PADDED:.*]] = memref.alloc() {{.*}} : memref<1x4x10x10xf32>
-// BUFFERS:         linalg.fill {{.*}} outs(%[[PADDED]] : memref<1x4x10x10xf32>)
+// BUFFERS:         %[[TOP:.*]] = memref.subview %[[PADDED]][0, 0, 0, 0] [1, 4, 1, 10] [1, 1, 1, 1]
+// BUFFERS:         linalg.fill {{.*}} outs(%[[TOP]] :
+// BUFFERS-COUNT-3: linalg.fill
 // BUFFERS:         %[[INTERIOR:.*]] = memref.subview %[[PADDED]][0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
 // BUFFERS:         linalg.generic {{.*}} outs(%[[INTERIOR]] : memref<1x4x8x8xf32, strided<[400, 100, 10, 1], offset: 11>>)
 // BUFFERS-NOT:     memref.alloc

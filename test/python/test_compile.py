@@ -832,6 +832,35 @@ OPS = {
         lambda x, w: F.conv2d(x, w, stride=2, padding=1),
         (torch.randn(2, 3, 16, 16), torch.randn(8, 3, 3, 3)),
     ),
+    # Depthwise convolutions in the register kernel: rows of 40 computed as
+    # 32 + 8, strided (spans read as whole registers, the last one masked),
+    # 5x5 with a bias over rows of 28 = 16 + 12, dilated, a batch of 2.
+    "conv-depthwise": (
+        lambda x, w: F.conv2d(x, w, padding=1, groups=16),
+        (torch.randn(1, 16, 20, 40), torch.randn(16, 1, 3, 3)),
+    ),
+    "conv-depthwise-strided": (
+        lambda x, w: F.conv2d(x, w, stride=2, padding=1, groups=8),
+        (torch.randn(2, 8, 24, 64), torch.randn(8, 1, 3, 3)),
+    ),
+    "conv-depthwise-5x5": (
+        lambda x, w, b: F.conv2d(x, w, b, padding=2, groups=12),
+        (torch.randn(1, 12, 28, 28), torch.randn(12, 1, 5, 5), torch.randn(12)),
+    ),
+    "conv-depthwise-dilated": (
+        lambda x, w: F.conv2d(x, w, padding=2, dilation=2, groups=8),
+        (torch.randn(1, 8, 18, 32), torch.randn(8, 1, 3, 3)),
+    ),
+    # Grouped convolutions as loops over their groups of 2-D ones; a channel
+    # multiplier of 2 (groups = input channels, twice the output channels).
+    "conv-grouped": (
+        lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=4),
+        (torch.randn(2, 8, 12, 20), torch.randn(16, 2, 3, 3), torch.randn(16)),
+    ),
+    "conv-grouped-multiplier": (
+        lambda x, w: F.conv2d(x, w, stride=2, groups=6),
+        (torch.randn(1, 6, 17, 33), torch.randn(12, 1, 3, 3)),
+    ),
     # 1-D convolutions as 2-D ones of height 1, 3-D ones as loops of 2-D ones
     # over output and filter depths (across threads from 2M multiply-adds).
     "conv1d-strided-dilated": (

@@ -413,7 +413,8 @@ def PadsInPlace : Pass<"lighthouse-pads-in-place", "::mlir::func::FuncOp"> {
   let summary = "Rewrite tensor.pad into a fill and an insert_slice of the "
     "source";
   let description = [{
-    Rewrites `tensor.pad` into a fill of the padded tensor and an
+    Rewrites `tensor.pad` into fills of the padded tensor's borders (of the
+    whole, for a padding value that depends on the position) and an
     `insert_slice` of the source, so that `eliminate-empty-tensors` has the
     op computing the source write into the interior of the padded buffer
     instead of into a buffer of its own that is then copied.
@@ -424,16 +425,23 @@ def PadsInPlace : Pass<"lighthouse-pads-in-place", "::mlir::func::FuncOp"> {
     ^bb0(%i: index, %j: index, %k: index, %l: index):
       tensor.yield %zero : f32
     } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
-    // after
+    // after: the borders filled (the top rows here; then the bottom rows,
+    // the left and right columns), the source inserted into the interior
     %e = tensor.empty() : tensor<1x4x10x10xf32>
-    %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x10x10xf32>)
-        -> tensor<1x4x10x10xf32>
-    %p = tensor.insert_slice %x into %fill[0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
+    %top = tensor.extract_slice %e[0, 0, 0, 0] [1, 4, 1, 10] [1, 1, 1, 1]
+        : tensor<1x4x10x10xf32> to tensor<1x4x1x10xf32>
+    %zeros = linalg.fill ins(%zero : f32) outs(%top : tensor<1x4x1x10xf32>)
+        -> tensor<1x4x1x10xf32>
+    %e1 = tensor.insert_slice %zeros into %e[0, 0, 0, 0] [1, 4, 1, 10] [1, 1, 1, 1]
+        : tensor<1x4x1x10xf32> into tensor<1x4x10x10xf32>
+    ...
+    %p = tensor.insert_slice %x into %e4[0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
         : tensor<1x4x8x8xf32> into tensor<1x4x10x10xf32>
     ```
   }];
   let dependentDialects = [
-    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 

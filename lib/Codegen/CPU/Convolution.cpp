@@ -1,7 +1,7 @@
 //===- Convolution.cpp - Convolutions and poolings for CPUs ---------------===//
 //
-// The convolution family: convolutions and poolings (linalg's
-// ConvolutionOpInterface). 2-D NCHW convolutions and poolings with a stride
+// The convolution family: convolutions, depthwise or not, and poolings
+// (linalg's ConvolutionOpInterface). 2-D NCHW ones with a stride
 // of 1 or 2 along the rows are tiled into blocks of channels by one or two
 // output rows of pixels for the register kernel of WindowRows.h
 // (`convolution.rows`); others into single output rows, decomposed into
@@ -140,9 +140,10 @@ static void chooseThreadSplit(linalg::LinalgOp op, Strategy &strategy,
   if (workPerImage(op) < kMinThreadedWork)
     return;
   // Loops 1 and 2 are the output channels and rows of a convolution
-  // (n, f, oh, ...) and of a pooling (n, c, oh, ...). Each thread reads the
-  // whole image and its part of the filters, or its part of the image and
-  // the whole filters: the split reading less is taken.
+  // (n, f, oh, ...) and of a depthwise convolution or pooling (n, c, oh,
+  // ...). Each thread reads the whole image (its part of it when each output
+  // channel reads its own) and its part of the filters, or its part of the
+  // image and the whole filters: the split reading less is taken.
   auto elements = [](Value value) {
     ArrayRef<int64_t> shape = cast<ShapedType>(value.getType()).getShape();
     return llvm::product_of(shape.drop_front());
@@ -151,11 +152,13 @@ static void chooseThreadSplit(linalg::LinalgOp op, Strategy &strategy,
           filters =
               elements(op.getDpsInputs()[1]) *
               cast<ShapedType>(op.getDpsInputs()[1].getType()).getDimSize(0);
+  int64_t imageByChannels =
+      asNchwWindow(op)->channelwise ? image / threads : image;
   int64_t rows = output.getDimSize(2);
   bool channelsDivide =
       output.getDimSize(1) % (threads * strategy.registers[1]) == 0;
-  if (channelsDivide &&
-      (rows < 2 || image + filters / threads <= image / threads + filters)) {
+  if (channelsDivide && (rows < 2 || imageByChannels + filters / threads <=
+                                         image / threads + filters)) {
     split[1] = threads;
     strategy.threadCounts = split;
     return;

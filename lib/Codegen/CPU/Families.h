@@ -101,10 +101,11 @@ void buildContraction(const BuildContext &context);
 // ConvolutionForms.cpp). Selection first versions convolutions with a
 // dynamic batch on its size (`versionOnBatchSize`).
 
-/// Rewrites 1-D NCW convolutions into 2-D NCHW ones of height 1, and 3-D
-/// NCDHW ones of static sizes into loops over output and filter depths of
-/// 2-D NCHW ones (generics), the output depths an scf.forall across the
-/// threads from 2M multiply-adds.
+/// Rewrites 1-D NCW convolutions into 2-D NCHW ones of height 1, 3-D NCDHW
+/// ones of static sizes into loops over output and filter depths of 2-D
+/// NCHW ones (generics), and grouped 2-D NGCHW ones of static sizes into
+/// loops over the groups of 2-D NCHW ones; the outer loop an scf.forall
+/// across the threads from 2M multiply-adds.
 void convolutionsAs2D(mlir::ModuleOp module, const SelectionContext &context);
 /// Rewrites 2-D NCHW convolutions whose windows tile the image without
 /// overlap (stride = kernel, above 2: ViT's 16x16 patches) into a matmul of
@@ -112,6 +113,10 @@ void convolutionsAs2D(mlir::ModuleOp module, const SelectionContext &context);
 /// rearrangements of the image and of the output (O(image + output) copies
 /// for O(image x F) multiply-adds).
 void patchesAsMatmuls(mlir::ModuleOp module);
+/// Rewrites 2-D NCHW depthwise convolutions into generics whose loops are in
+/// a pooling's order, (n, c, oh, ow, kh, kw), the order the strategies tile
+/// (linalg's named op has (n, oh, ow, c, kh, kw)).
+void depthwiseAsChannelWindows(mlir::ModuleOp module);
 void versionOnBatchSize(mlir::ModuleOp module, const SelectionContext &context);
 /// Splits each convolution and pooling that neither strategy takes only
 /// because of its output rows' width (2047 columns: no block of 8 to 16

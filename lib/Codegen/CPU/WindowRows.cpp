@@ -49,17 +49,25 @@ std::optional<NchwWindow> asNchwWindow(linalg::LinalgOp op) {
       linalg::inferConvolutionDims(op);
   if (failed(dims))
     return std::nullopt;
-  // Loops: a convolution's (n, f, oh, ow, c, kh, kw), a pooling's (n, c, oh,
-  // ow, kh, kw), whose channels are batch dimensions to the interface (they
-  // index the image and the output, not the window).
+  // Loops: a convolution's (n, f, oh, ow, c, kh, kw), a depthwise
+  // convolution's or a pooling's (n, c, oh, ow, kh, kw). To the interface, a
+  // pooling's channels are batch dimensions (they index the image and the
+  // output, not the window), a depthwise convolution's are depth dimensions
+  // (they index all three).
   using Loops = SmallVector<unsigned, 2>;
-  bool convolution =
-      dims->batch == Loops{0} && dims->outputChannel == Loops{1} &&
-      dims->inputChannel == Loops{4} && dims->filterLoop == Loops{5, 6};
-  bool pooling = dims->batch == Loops{0, 1} && dims->outputChannel.empty() &&
-                 dims->inputChannel.empty() && dims->filterLoop == Loops{4, 5};
-  if ((!convolution && !pooling) || dims->outputImage != Loops{2, 3} ||
-      !dims->depth.empty())
+  bool convolution = dims->batch == Loops{0} &&
+                     dims->outputChannel == Loops{1} &&
+                     dims->inputChannel == Loops{4} &&
+                     dims->filterLoop == Loops{5, 6} && dims->depth.empty();
+  bool channelwise = dims->outputChannel.empty() &&
+                     dims->inputChannel.empty() &&
+                     dims->filterLoop == Loops{4, 5};
+  bool depthwise =
+      channelwise && dims->batch == Loops{0} && dims->depth == Loops{1};
+  bool pooling =
+      channelwise && dims->batch == Loops{0, 1} && dims->depth.empty();
+  if ((!convolution && !depthwise && !pooling) ||
+      dims->outputImage != Loops{2, 3})
     return std::nullopt;
   // NCHW image and output, FCHW filters or KHxKW windows: each operand's
   // dimensions in that order.
@@ -76,6 +84,7 @@ std::optional<NchwWindow> asNchwWindow(linalg::LinalgOp op) {
   AffineMap image = maps[0];
   if (!readsLoops(maps[2], {0, 1, 2, 3}) ||
       !readsLoops(maps[1], convolution ? ArrayRef<unsigned>{1, 4, 5, 6}
+                           : depthwise ? ArrayRef<unsigned>{1, 4, 5}
                                        : ArrayRef<unsigned>{4, 5}) ||
       image.getNumResults() != 4 ||
       image.getResult(0) != getAffineDimExpr(0, context) ||
@@ -89,10 +98,12 @@ std::optional<NchwWindow> asNchwWindow(linalg::LinalgOp op) {
   window.image = op.getDpsInputs()[0];
   window.window = op.getDpsInputs()[1];
   window.output = op.getDpsInits()[0];
+  window.channelwise = channelwise;
   window.strides = dims->strides;
   window.dilations = dims->dilations;
   // What it does with each element of its window, for floats: a
-  // convolution's body multiplies and adds; a pooling's takes a max or adds.
+  // convolution's body (depthwise or not) multiplies and adds; a pooling's
+  // takes a max or adds.
   Operation *combine =
       op.getBlock()->getTerminator()->getOperand(0).getDefiningOp();
   auto multiplies = [](Operation *add) {
@@ -100,10 +111,9 @@ std::optional<NchwWindow> asNchwWindow(linalg::LinalgOp op) {
       return isa_and_nonnull<arith::MulFOp>(operand.getDefiningOp());
     });
   };
-  if (isa_and_nonnull<arith::AddFOp>(combine) &&
-      convolution == multiplies(combine))
+  if (isa_and_nonnull<arith::AddFOp>(combine) && pooling != multiplies(combine))
     window.reduction =
-        convolution ? WindowReduction::MultiplyAdd : WindowReduction::Add;
+        pooling ? WindowReduction::Add : WindowReduction::MultiplyAdd;
   else if (isa_and_nonnull<arith::MaximumFOp>(combine) && pooling)
     window.reduction = WindowReduction::Max;
   return window;
@@ -118,13 +128,12 @@ static std::optional<NchwWindow> asKernelWindow(linalg::LinalgOp op) {
   auto windowType = dyn_cast<RankedTensorType>(window->window.getType());
   if (!windowType || !windowType.hasStaticShape())
     return std::nullopt;
-  // Filters are F x C x KH x KW, pooling windows KH x KW.
+  // Filters are F x C x KH x KW, depthwise filters C x KH x KW, pooling
+  // windows KH x KW.
   int64_t rank = windowType.getRank();
   window->windowRows = windowType.getDimSize(rank - 2);
   window->windowColumns = windowType.getDimSize(rank - 1);
-  window->inputChannels = *window->reduction == WindowReduction::MultiplyAdd
-                              ? windowType.getDimSize(1)
-                              : 1;
+  window->inputChannels = window->channelwise ? 1 : windowType.getDimSize(1);
   return window;
 }
 
@@ -150,9 +159,16 @@ std::optional<WindowRowTile> windowRowTile(linalg::LinalgOp op,
                        ? width
                        : largestDivisorAtMost(width, floatsPerRegister);
   // A row of few pixels that does not divide (a prime width) would make
-  // many narrow vectors.
+  // many narrow vectors. A depthwise convolution loads its pixels for each
+  // channel, where a convolution's are shared by the block's channels: a
+  // block of 14 pixels (of 56) would be loaded in parts of 8, 4 and 2 for
+  // every multiply-add. It takes whole registers or whole rows; wider rows
+  // are split (Convolution.cpp's splitWindowRemainders): 56 = 48 + 8.
+  bool depthwise =
+      window->channelwise && *window->reduction == WindowReduction::MultiplyAdd;
   if (pixels < kMinRowPixels ||
-      (pixels < floatsPerRegister / 2 && pixels != width))
+      (pixels < floatsPerRegister / 2 && pixels != width) ||
+      (depthwise && pixels != width && pixels != floatsPerRegister))
     return std::nullopt;
   int64_t registersPerRow = llvm::divideCeil(pixels, floatsPerRegister);
   int64_t channels =
@@ -222,7 +238,12 @@ LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op,
   Value padding = arith::ConstantOp::create(
       rewriter, loc, elementType, rewriter.getFloatAttr(elementType, 0.0));
   auto rowType = VectorType::get({pixels}, elementType);
-  auto spanType = VectorType::get({span}, elementType);
+  // A strided span is read in whole registers: a vector of 31 floats (16
+  // pixels at a stride of 2) was loaded in five parts (16, 8, 4, 2, 1), one
+  // of 32 is two loads, masked where it passes the image's last column.
+  int64_t lanes = target.elementsPerRegister(elementType);
+  int64_t spanRead = rowStride == 1 ? span : llvm::alignTo(span, lanes);
+  auto spanType = VectorType::get({spanRead}, elementType);
   // The block's pixels in the span of the image row that covers them.
   SmallVector<int64_t> strided;
   for (int64_t i = 0; i < pixels; ++i)
@@ -241,8 +262,9 @@ LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op,
   // For each input channel and window row, each window column: a
   // convolution loads the pixels of each output row once (and, strided,
   // shuffles them), and broadcasts each weight once, used by an FMA per
-  // output row; a pooling loads the pixels of each channel and output row
-  // and takes their max or sum.
+  // output row; a depthwise convolution or a pooling loads the pixels of
+  // each channel and output row and takes their max or sum, or an FMA with
+  // the channel's weight.
   auto accumulateWindowRow = [&](OpBuilder &b, Location loc, Value c, Value kh,
                                  ValueRange accumulators) {
     SmallVector<Value> next(accumulators);
@@ -255,27 +277,44 @@ LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op,
               ? windowRow
               : arith::AddIOp::create(b, loc, windowRow, offset).getResult());
     auto loadPixels = [&](Value channel, Value imageRow, int64_t kw) {
+      bool spanInBounds =
+          kw * dilations[1] + spanRead <= imageType.getDimSize(3);
       Value pixels = vector::TransferReadOp::create(
           b, loc, spanType, image,
           ValueRange{zero, channel, imageRow, imageColumns[kw]}, padding,
-          ArrayRef<bool>(inBounds));
+          ArrayRef<bool>{spanInBounds});
       if (rowStride != 1)
         pixels = vector::ShuffleOp::create(b, loc, pixels, pixels, strided);
       return pixels;
     };
     for (int64_t kw = 0; kw < windowColumns; ++kw) {
-      if (!multiplies) {
-        for (auto [f, channel] : llvm::enumerate(channelIndices))
+      if (window->channelwise) {
+        for (auto [f, channel] : llvm::enumerate(channelIndices)) {
+          Value weights;
+          if (multiplies)
+            weights = vector::BroadcastOp::create(
+                b, loc, rowType,
+                tensor::ExtractOp::create(
+                    b, loc, filter,
+                    ValueRange{channel, kh, windowColumnIndices[kw]}));
           for (auto [r, imageRow] : llvm::enumerate(imageRows)) {
             Value &accumulator = next[r * channels + f];
             Value pixels = loadPixels(channel, imageRow, kw);
-            accumulator =
-                *window->reduction == WindowReduction::Max
-                    ? arith::MaximumFOp::create(b, loc, pixels, accumulator)
-                          .getResult()
-                    : arith::AddFOp::create(b, loc, pixels, accumulator)
-                          .getResult();
+            switch (*window->reduction) {
+            case WindowReduction::MultiplyAdd:
+              accumulator =
+                  vector::FMAOp::create(b, loc, pixels, weights, accumulator);
+              break;
+            case WindowReduction::Max:
+              accumulator =
+                  arith::MaximumFOp::create(b, loc, pixels, accumulator);
+              break;
+            case WindowReduction::Add:
+              accumulator = arith::AddFOp::create(b, loc, pixels, accumulator);
+              break;
+            }
           }
+        }
         continue;
       }
       SmallVector<Value> pixelRows;
@@ -302,9 +341,10 @@ LogicalResult vectorizeWindowRows(RewriterBase &rewriter, linalg::LinalgOp op,
           accumulateWindowRow(b, loc, c, kh, accumulators);
         });
   };
-  // A convolution's window rows for each input channel; a pooling's alone.
+  // A convolution's window rows for each input channel; a depthwise
+  // convolution's or a pooling's alone.
   scf::ForOp loops =
-      multiplies
+      !window->channelwise
           ? scf::ForOp::create(
                 rewriter, loc, zero, constant(window->inputChannels), one,
                 accumulators,

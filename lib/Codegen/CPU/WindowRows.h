@@ -31,11 +31,16 @@ bool isStaticButBatch(mlir::Type type);
 /// What a window op does with each element of its window.
 enum class WindowReduction { MultiplyAdd, Max, Add };
 
-/// A 2-D convolution or pooling in NCHW layout (FCHW filters, KHxKW pooling
-/// windows), classified through linalg's ConvolutionOpInterface, named or
-/// generic: loops (n, f, oh, ow, c, kh, kw) or (n, c, oh, ow, kh, kw).
+/// A 2-D convolution or pooling in NCHW layout (FCHW filters, CHW depthwise
+/// filters, KHxKW pooling windows), classified through linalg's
+/// ConvolutionOpInterface, named or generic: loops (n, f, oh, ow, c, kh, kw)
+/// of a convolution, (n, c, oh, ow, kh, kw) of a depthwise convolution or a
+/// pooling.
 struct NchwWindow {
   mlir::Value image, window, output;
+  /// Whether each output channel reads its own image channel alone (a
+  /// depthwise convolution, a pooling) rather than all of them.
+  bool channelwise = false;
   /// For floats: what the body does (none for other bodies and types).
   std::optional<WindowReduction> reduction;
   mlir::SmallVector<int64_t, 2> strides, dilations;
@@ -60,9 +65,10 @@ struct WindowRowTile {
 /// kernel does not apply. It takes f32 on tensors, static shapes but for
 /// the batch, a stride of 1 or 2 along the rows, windows up to 11 columns
 /// wide, and output rows of 4 to 16 pixels or wider ones that divide into
-/// blocks of 8 to 16; a block holds as many channels as divide the output's
-/// and fit a quarter of the target's registers of accumulators per row, and
-/// 2 rows when they divide the output's.
+/// blocks of 8 to 16 (of a register's lanes for depthwise convolutions); a
+/// block holds as many channels as divide the output's and fit a quarter of
+/// the target's registers of accumulators per row, and 2 rows when they
+/// divide the output's.
 /// With `width`, as if the output rows were that wide.
 std::optional<WindowRowTile>
 windowRowTile(mlir::linalg::LinalgOp op, const CPUTarget &target,

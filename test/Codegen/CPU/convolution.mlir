@@ -54,14 +54,15 @@ func.func @conv(%x: tensor<?x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %init: tenso
 // rows of 16 pixels is sixteen vectors of maxima, kept in registers across
 // the loop over the 3 window rows; per window column (unrolled), each
 // channel and output row loads the span of its image row (31 pixels at a
-// stride of 2) and picks the block's pixels out of it.
+// stride of 2, read as two whole registers) and picks the block's pixels
+// out of it.
 // CHECK-LABEL: func.func @max_pool
 // CHECK-NOT:     scf.forall
 // CHECK:         scf.for {{.*}} to %c16 step %c8
 // CHECK:           scf.for {{.*}} to %c16 step %c2
 // CHECK-COUNT-16:    vector.transfer_read {{.*}} : tensor<1x8x2x16xf32>, vector<16xf32>
 // CHECK:             scf.for {{.*}} to %c3 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK:               %[[SPAN:.*]] = vector.transfer_read {{.*}} : tensor<1x8x5x33xf32>, vector<31xf32>
+// CHECK:               %[[SPAN:.*]] = vector.transfer_read {{.*}} : tensor<1x8x5x33xf32>, vector<32xf32>
 // CHECK:               %[[PIXELS:.*]] = vector.shuffle %[[SPAN]], %[[SPAN]] [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
 // CHECK:               arith.maximumf %[[PIXELS]], %{{.*}} : vector<16xf32>
 // CHECK-COUNT-47:      arith.maximumf
@@ -195,14 +196,99 @@ func.func @conv_narrow_rows(%x: tensor<2x8x6x4xf32>, %w: tensor<16x8x3x3xf32>, %
 // -----
 
 // Strided by 2 along the row: each window column's 8 pixels are picked out
-// of one span of 15 image pixels.
+// of one span of 15 image pixels, read as a whole register of 16.
 // CHECK-LABEL: func.func @conv_strided
-// CHECK:         %[[SPAN:.*]] = vector.transfer_read {{.*}} : tensor<1x3x5x17xf32>, vector<15xf32>
-// CHECK:         %[[PIXELS:.*]] = vector.shuffle %[[SPAN]], %[[SPAN]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<15xf32>, vector<15xf32>
+// CHECK:         %[[SPAN:.*]] = vector.transfer_read {{.*}} {in_bounds = [true]} : tensor<1x3x5x17xf32>, vector<16xf32>
+// CHECK:         %[[PIXELS:.*]] = vector.shuffle %[[SPAN]], %[[SPAN]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
 // CHECK:         vector.fma %[[PIXELS]], %{{.*}}, %{{.*}} : vector<8xf32>
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw
 func.func @conv_strided(%x: tensor<4x3x17x17xf32>, %w: tensor<8x3x3x3xf32>, %init: tensor<4x8x8x8xf32>) -> tensor<4x8x8x8xf32> {
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
        ins(%x, %w : tensor<4x3x17x17xf32>, tensor<8x3x3x3xf32>) outs(%init : tensor<4x8x8x8xf32>) -> tensor<4x8x8x8xf32>
   return %c : tensor<4x8x8x8xf32>
+}
+
+// -----
+
+// A depthwise convolution (linalg's loops (n, oh, ow, c, kh, kw), put in a
+// pooling's order) in the register kernel: 8 channels by 2 output rows of
+// 16 pixels, each channel's pixels loaded from its own image rows and
+// multiplied by its own broadcast weight. The span of 31 pixels at a stride
+// of 2 is read as two registers; the third window column's would pass the
+// block's 33 image columns: its read is masked.
+// CHECK-LABEL: func.func @depthwise_strided
+// CHECK:         scf.for {{.*}} to %c16 step %c8
+// CHECK:           scf.for {{.*}} to %c16 step %c2
+// CHECK:             scf.for {{.*}} to %c32 step %c16
+// CHECK-COUNT-16:      vector.transfer_read {{.*}} : tensor<1x8x2x16xf32>, vector<16xf32>
+// CHECK:               scf.for %[[KH:.*]] = %{{.*}} to %c3 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK:                 %[[WEIGHT:.*]] = tensor.extract %{{.*}}[%{{.*}}, %[[KH]], %{{.*}}] : tensor<8x3x3xf32>
+// CHECK:                 %[[WEIGHTS:.*]] = vector.broadcast %[[WEIGHT]] : f32 to vector<16xf32>
+// CHECK:                 %[[SPAN:.*]] = vector.transfer_read {{.*}} {in_bounds = [true]} : tensor<1x8x5x33xf32>, vector<32xf32>
+// CHECK:                 %[[PIXELS:.*]] = vector.shuffle %[[SPAN]], %[[SPAN]] [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
+// CHECK:                 vector.fma %[[PIXELS]], %[[WEIGHTS]], %{{.*}} : vector<16xf32>
+// CHECK-COUNT-31:        vector.fma
+// CHECK:                 vector.transfer_read %{{[^{]*}} : tensor<1x8x5x33xf32>, vector<32xf32>
+// CHECK-COUNT-16:        vector.fma
+// CHECK-NOT:             vector.fma
+// CHECK:                 scf.yield
+// CHECK-NOT:     linalg.depthwise_conv_2d_nchw_chw
+// CHECK-NOT:     linalg.generic
+func.func @depthwise_strided(%x: tensor<1x16x34x66xf32>, %w: tensor<16x3x3xf32>, %init: tensor<1x16x16x32xf32>) -> tensor<1x16x16x32xf32> {
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+       ins(%x, %w : tensor<1x16x34x66xf32>, tensor<16x3x3xf32>) outs(%init : tensor<1x16x16x32xf32>) -> tensor<1x16x16x32xf32>
+  return %c : tensor<1x16x16x32xf32>
+}
+
+// -----
+
+// Rows of 40 pixels: a depthwise convolution's block takes whole registers
+// (its pixels are loaded for each channel: a block of 10 would be loaded in
+// parts), so the rows are computed in two parts, 32 pixels in blocks of 16
+// and the last 8.
+// CHECK-LABEL: func.func @depthwise_remainder
+// CHECK:         scf.for {{.*}} to %c32 step %c16
+// CHECK:           vector.fma {{.*}} : vector<16xf32>
+// CHECK:         scf.for {{.*}} to %c10 step %c2
+// CHECK:           vector.fma {{.*}} : vector<8xf32>
+// CHECK-NOT:     linalg.generic
+func.func @depthwise_remainder(%x: tensor<1x8x12x42xf32>, %w: tensor<8x3x3xf32>, %init: tensor<1x8x10x40xf32>) -> tensor<1x8x10x40xf32> {
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %w : tensor<1x8x12x42xf32>, tensor<8x3x3xf32>) outs(%init : tensor<1x8x10x40xf32>) -> tensor<1x8x10x40xf32>
+  return %c : tensor<1x8x10x40xf32>
+}
+
+// -----
+
+// A grouped convolution (4 groups of 8 channels) is a loop over its groups
+// of 2-D convolutions in the register kernel's blocks: 8 channels by 2 rows
+// of 16 pixels, over the group's 8 input channels. 590K multiply-adds in
+// all: the groups run on one thread.
+// CHECK-LABEL: func.func @grouped
+// CHECK-NOT:     scf.forall
+// CHECK:         scf.for {{.*}} to %c4 step %c1
+// CHECK:           tensor.collapse_shape {{.*}} : tensor<1x1x8x18x18xf32> into tensor<1x8x18x18xf32>
+// CHECK:           scf.for {{.*}} to %c16 step %c2
+// CHECK:             scf.for {{.*}} to %c8 {{.*}} -> (vector<16xf32>
+// CHECK:               scf.for {{.*}} to %c3
+// CHECK-COUNT-48:        vector.fma {{.*}} : vector<16xf32>
+// CHECK-NOT:     linalg.conv_2d_ngchw_gfchw
+func.func @grouped(%x: tensor<1x4x8x18x18xf32>, %w: tensor<4x8x8x3x3xf32>, %init: tensor<1x4x8x16x16xf32>) -> tensor<1x4x8x16x16xf32> {
+  %c = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %w : tensor<1x4x8x18x18xf32>, tensor<4x8x8x3x3xf32>) outs(%init : tensor<1x4x8x16x16xf32>) -> tensor<1x4x8x16x16xf32>
+  return %c : tensor<1x4x8x16x16xf32>
+}
+
+// -----
+
+// 32 groups of 4 channels over 56 x 56 pixels (ResNeXt's): 14M multiply-adds,
+// the groups split across the threads.
+// CHECK-LABEL: func.func @grouped_threads
+// CHECK:         scf.forall {{.*}} in (32)
+// CHECK:           vector.fma
+// CHECK-NOT:     linalg.conv_2d_ngchw_gfchw
+func.func @grouped_threads(%x: tensor<1x32x4x58x58xf32>, %w: tensor<32x4x4x3x3xf32>, %init: tensor<1x32x4x56x56xf32>) -> tensor<1x32x4x56x56xf32> {
+  %c = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %w : tensor<1x32x4x58x58xf32>, tensor<32x4x4x3x3xf32>) outs(%init : tensor<1x32x4x56x56xf32>) -> tensor<1x32x4x56x56xf32>
+  return %c : tensor<1x32x4x56x56xf32>
 }
