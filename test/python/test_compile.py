@@ -912,6 +912,28 @@ OPS = {
     "softmax-threads": (lambda x: torch.softmax(x, -1), (torch.randn(512, 1024),)),
     "layer-norm-rows": (lambda x: F.layer_norm(x, (768,)), (torch.randn(128, 768),)),
     "row-max-3d": (lambda x: x.amax(-1), (torch.randn(4, 32, 256),)),
+    # Chains of row reductions and the elementwise ops reading them, run over
+    # blocks of rows: a row maximum also returned (computed in the chain and
+    # for the caller), a log-softmax, a causal attention, an attention whose
+    # mask hides a whole row (its output row is 0, the chain's select), rows
+    # of 197 (no divisor near 8192 / 197 floats: all rows at once).
+    "softmax-and-row-max": (
+        lambda x: (torch.softmax(x, -1), x.amax(-1)),
+        (torch.randn(512, 1024),),
+    ),
+    "log-softmax-rows": (lambda x: torch.log_softmax(x, -1), (torch.randn(4, 64, 1000),)),
+    "sdpa-causal": (
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+        tuple(torch.randn(1, 4, 128, 32) for _ in range(3)),
+    ),
+    "sdpa-masked-row": (
+        lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
+        (
+            *(torch.randn(1, 2, 64, 16) for _ in range(3)),
+            torch.arange(64)[:, None].repeat(1, 64) != 5,
+        ),
+    ),
+    "softmax-197x197": (lambda x: torch.softmax(x, -1), (torch.randn(2, 3, 197, 197),)),
     # Reductions of several innermost dimensions, collapsed into one.
     "mean-spatial": (lambda x: x.mean((2, 3)), (torch.randn(2, 16, 12, 12),)),
     "group-norm-wide": (lambda x: F.group_norm(x, 4), (torch.randn(2, 16, 8, 16),)),

@@ -155,6 +155,14 @@ mlir::AffineMap rowsMap(mlir::linalg::LinalgOp op);
 /// group norm's statistics over C/G x H x W, the sum of a whole tensor), the
 /// form the policy takes.
 void collapseReducedLoops(mlir::ModuleOp module);
+/// Runs each chain of row reductions and of the elementwise ops that read
+/// their results (a softmax: the row's maximum, exp(x - max), its sum, the
+/// division; a norm's mean, variance and normalization) in a loop over
+/// blocks of rows, across the threads when the chain's last op would be,
+/// the chain's ops fused into it: each block's rows are read from memory
+/// once, not once an op.
+void rowChainsInRowLoops(mlir::ModuleOp module,
+                         const SelectionContext &context);
 /// Splits each reduction the policy takes but for rows that no vector width
 /// divides into reductions of a multiple of 64 elements, then of 8, each
 /// continuing the one before, and one of the rest (under 8), which stays a

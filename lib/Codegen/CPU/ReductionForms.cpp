@@ -2,22 +2,28 @@
 //
 // Rewrites of reductions into the form the reduction policy takes
 // (Reduction.cpp), run before selection: reduced loops read contiguously
-// are collapsed into one row; rows that no vector width divides are reduced
-// in parts; a row's maximum with the index of its first occurrence becomes
-// row reductions of its own.
+// are collapsed into one row; chains of row reductions and the elementwise
+// ops that read their results (a softmax, a norm) run rows at a time; rows
+// that no vector width divides are reduced in parts; a row's maximum with
+// the index of its first occurrence becomes row reductions of its own.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Families.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/CSE.h"
 
 using namespace mlir;
 
@@ -50,6 +56,143 @@ void collapseReducedLoops(ModuleOp module) {
         linalg::collapseOpIterationDims(op, folded, rewriter);
     if (succeeded(collapsed))
       rewriter.replaceOp(op, collapsed->results);
+  }
+}
+
+/// Floats of a block of rows of a row chain: 32 KB, a core's L1 data cache,
+/// so that the chain's later ops read the rows its first one brought in.
+constexpr int64_t kRowChainFloats = 8192;
+
+/// Whether `op` reduces the innermost of `ranges` into a result indexed by
+/// the others (rows, then the row), of any type and combiner: a softmax's
+/// maximum, or whether a masked row holds -inf alone.
+static bool reducesRows(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
+  return isa<linalg::GenericOp>(op.getOperation()) &&
+         op.hasPureTensorSemantics() && op->getNumResults() == 1 &&
+         op.getNumReductionLoops() == 1 &&
+         linalg::isReductionIterator(op.getIteratorTypesArray().back()) &&
+         ArrayRef(op.getStaticLoopRanges()) == ranges &&
+         op.getMatchingIndexingMap(op.getDpsInitOperand(0)) == rowsMap(op);
+}
+
+/// Whether `op` belongs to the row chain of an op over `ranges` (rows then
+/// the row): a fill, an elementwise op or a row reduction over the same
+/// loops, or an elementwise op over the rows alone (a norm's reciprocal
+/// deviation).
+static bool isRowChainOp(Operation *op, ArrayRef<int64_t> ranges) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+    return false;
+  if (isa<linalg::FillOp>(op))
+    return true;
+  if (!isa<linalg::GenericOp>(op))
+    return false;
+  SmallVector<int64_t> own = linalgOp.getStaticLoopRanges();
+  if (ArrayRef(own) == ranges)
+    return linalg::isElementwise(linalgOp) || reducesRows(linalgOp, ranges);
+  return ArrayRef(own) == ranges.drop_back() && linalg::isElementwise(linalgOp);
+}
+
+/// Whether `op` ends a row chain: an elementwise generic of static sizes,
+/// in a function's body, that reads the result of a row reduction over the
+/// same loops (a softmax's division by the row's sum).
+static bool endsRowChain(linalg::GenericOp op) {
+  auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  if (!isa<func::FuncOp>(op->getParentOp()) || !op.hasPureTensorSemantics() ||
+      op->getNumResults() != 1 || ranges.size() < 2 ||
+      llvm::any_of(ranges, ShapedType::isDynamic) ||
+      !linalg::isElementwise(linalgOp))
+    return false;
+  // The reduction reads its rows contiguously: a softmax over channels
+  // (NCHW's dimension 1) reads each row across the channel planes, which
+  // blocks of rows would read a few floats at a time (0.6x the speed of
+  // whole-tensor passes).
+  AffineExpr reduced = getAffineDimExpr(ranges.size() - 1, op.getContext());
+  return llvm::any_of(op.getDpsInputs(), [&](Value input) {
+    auto producer = input.getDefiningOp<linalg::LinalgOp>();
+    return producer && reducesRows(producer, ranges) &&
+           llvm::any_of(producer.getDpsInputOperands(), [&](OpOperand *row) {
+             AffineMap map = producer.getMatchingIndexingMap(row);
+             return map.getNumResults() && map.getResults().back() == reduced;
+           });
+  });
+}
+
+void rowChainsInRowLoops(ModuleOp module, const SelectionContext &context) {
+  IRRewriter rewriter(module.getContext());
+  DenseSet<Operation *> untiled;
+  while (true) {
+    // The last chain first: its ops are then erased, and the chains before
+    // it (a softmax's exp(x - max), read by its sum) are in it.
+    linalg::GenericOp end;
+    module.walk([&](linalg::GenericOp op) {
+      if (!untiled.contains(op) && endsRowChain(op))
+        end = op;
+    });
+    if (!end)
+      return;
+    auto linalgOp = cast<linalg::LinalgOp>(end.getOperation());
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    // Rows of each outer loop one at a time, of the innermost row loop as
+    // many as fill kRowChainFloats (a divisor of them: blocks of static
+    // sizes), or all of them when no divisor comes near and they fit half
+    // of L2 (ViT's 197 tokens: blocks of 1 row cost more in loop overhead
+    // than they saved); across the threads when the whole op would be split
+    // across them.
+    unsigned rowLoop = ranges.size() - 2;
+    int64_t wanted = std::max<int64_t>(kRowChainFloats / ranges.back(), 1);
+    int64_t rows = largestDivisorAtMost(ranges[rowLoop], wanted);
+    int64_t elementBytes =
+        llvm::divideCeil(getElementTypeOrSelf(end->getResult(0).getType())
+                             .getIntOrFloatBitWidth(),
+                         8);
+    if (2 * rows <= wanted && ranges[rowLoop] * ranges.back() * elementBytes <=
+                                  context.target.l2Bytes / 2)
+      rows = ranges[rowLoop];
+    SmallVector<OpFoldResult> sizes(ranges.size() - 1,
+                                    rewriter.getIndexAttr(1));
+    sizes[rowLoop] = rewriter.getIndexAttr(rows);
+    sizes.push_back(rewriter.getIndexAttr(0));
+    bool threaded =
+        !threadParts(ranges, ranges.size() - 1, context.target.threads).empty();
+    scf::SCFTileAndFuseOptions options;
+    options.tilingOptions.setTileSizes(sizes).setLoopType(
+        threaded ? scf::SCFTilingOptions::LoopType::ForallOp
+                 : scf::SCFTilingOptions::LoopType::ForOp);
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp, OpResult producer, bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (!isRowChainOp(producer.getOwner(), ranges))
+            return std::nullopt;
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        });
+    rewriter.setInsertionPoint(end);
+    FailureOr<scf::SCFTileAndFuseResult> fused =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(end.getOperation()), options);
+    if (failed(fused) || fused->loops.empty()) {
+      untiled.insert(end);
+      continue;
+    }
+    rewriter.replaceOp(end, fused->replacements.lookup(end->getResult(0)));
+    // The producers fused for each op that reads them (a softmax's maximum,
+    // read by its exp and its division) are computed once; the originals
+    // are erased where nothing else reads them.
+    Operation *loop = fused->loops.front();
+    DominanceInfo dominance(loop);
+    eliminateCommonSubExpressions(rewriter, dominance, loop);
+    SmallVector<Operation *> originals(fused->fusedProducers.begin(),
+                                       fused->fusedProducers.end());
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (Operation *&producer : originals)
+        if (producer && producer->use_empty()) {
+          rewriter.eraseOp(producer);
+          producer = nullptr;
+          erased = true;
+        }
+    }
   }
 }
 

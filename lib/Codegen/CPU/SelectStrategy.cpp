@@ -45,6 +45,7 @@ public:
     depthwiseAsChannelWindows(module);
     splitWindowRemainders(module, *context);
     collapseReducedLoops(module);
+    rowChainsInRowLoops(module, *context);
     indexReductionsAsRowReductions(module);
     splitRowRemainders(module);
     padToRegisterTiles(module, *context);
