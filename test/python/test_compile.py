@@ -962,6 +962,15 @@ OPS = {
         (torch.full((4, 64), float("-inf")),),
     ),
     "row-sum-int64": (lambda x: x.sum(-1), (torch.randint(-9, 9, (32, 256)),)),
+    # Rows that are not whole registers collapsed with the planes around
+    # them: a per-channel scale of 28 x 28 images, a hardswish of 7 x 7 ones,
+    # a broadcast along the rows (its rows of 14 stay rows).
+    "channel-scale-28x28": (
+        lambda x, s: x * s,
+        (torch.randn(2, 16, 28, 28), torch.randn(2, 16, 1, 1)),
+    ),
+    "hardswish-7x7": (F.hardswish, (torch.randn(4, 32, 7, 7),)),
+    "row-broadcast-14": (lambda x, r: x + r, (torch.randn(3, 8, 14, 14), torch.randn(14))),
     # 512K elements: split across threads by the default pipeline.
     "large-elementwise": (
         lambda x, b: torch.relu(x * 0.5 + b[:, None, None]),

@@ -185,7 +185,16 @@ std::optional<Strategy> selectTranspose(mlir::linalg::TransposeOp op,
                                         const SelectionContext &context);
 void buildTranspose(const BuildContext &context);
 
-// Elementwise ops (Elementwise.cpp).
+// Elementwise ops (Elementwise.cpp; their rewrite into its form,
+// ElementwiseForms.cpp).
+
+/// Collapses the innermost loop of each elementwise op whose rows are not a
+/// whole number of vector registers (an NCHW image's rows of 28 pixels)
+/// with the loops outside it that every operand reads contiguously with it
+/// (the image's plane of 784), keeping the first loop of more than one
+/// iteration for the threads.
+void collapseElementwiseRows(mlir::ModuleOp module,
+                             const SelectionContext &context);
 std::optional<Strategy> selectElementwise(mlir::linalg::LinalgOp op,
                                           const SelectionContext &context);
 void buildElementwise(const BuildContext &context);

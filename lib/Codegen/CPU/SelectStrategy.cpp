@@ -45,6 +45,7 @@ public:
     depthwiseAsChannelWindows(module);
     splitWindowRemainders(module, *context);
     collapseReducedLoops(module);
+    collapseElementwiseRows(module, *context);
     rowChainsInRowLoops(module, *context);
     indexReductionsAsRowReductions(module);
     splitRowRemainders(module);

@@ -170,3 +170,28 @@ func.func @compare(%x: tensor<4x16xf32>) -> tensor<4x16xi1> {
   } -> tensor<4x16xi1>
   return %r : tensor<4x16xi1>
 }
+
+// -----
+
+// A per-channel scale of NCHW images of 28 x 28: rows of 28 pixels are not
+// a whole number of registers (16 + 8 + 4), so each channel's plane of 784
+// pixels is one row (the images kept apart, for the threads of larger
+// batches); the scale, read through the channels alone, is a broadcast
+// along the plane, left to the loop LLVM vectorizes.
+// CHECK-LABEL: func.func @channel_scale
+// CHECK:         tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<8x16x28x28xf32> into tensor<8x16x784xf32>
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %arg1 : tensor<8x16x784xf32>, tensor<8x16xf32>)
+// CHECK:           arith.mulf {{.*}} : f32
+// CHECK:         tensor.expand_shape {{.*}} {{\[}}[0], [1], [2, 3]] output_shape [8, 16, 28, 28] : tensor<8x16x784xf32> into tensor<8x16x28x28xf32>
+#nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#channels = affine_map<(n, c, h, w) -> (n, c)>
+func.func @channel_scale(%x: tensor<8x16x28x28xf32>, %s: tensor<8x16xf32>) -> tensor<8x16x28x28xf32> {
+  %e = tensor.empty() : tensor<8x16x28x28xf32>
+  %y = linalg.generic {indexing_maps = [#nchw, #channels, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s : tensor<8x16x28x28xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16x28x28xf32>) {
+  ^bb0(%v: f32, %scale: f32, %o: f32):
+    %r = arith.mulf %v, %scale : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x28x28xf32>
+  return %y : tensor<8x16x28x28xf32>
+}
