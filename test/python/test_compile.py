@@ -861,6 +861,17 @@ OPS = {
         lambda x, w: F.conv2d(x, w, stride=2, groups=6),
         (torch.randn(1, 6, 17, 33), torch.randn(12, 1, 3, 3)),
     ),
+    # Windows of one pixel along strided dimensions: every stride-th pixel
+    # copied out first (ResNet's 1x1 stride-2 shortcut; a 1x3 window at
+    # strides of 3 and 2, whose rows only are picked; odd sizes).
+    "conv-1x1-strided": (
+        lambda x, w: F.conv2d(x, w, stride=2),
+        (torch.randn(2, 16, 15, 29), torch.randn(24, 16, 1, 1)),
+    ),
+    "conv-1x3-strided": (
+        lambda x, w: F.conv2d(x, w, stride=(3, 2), padding=(0, 1)),
+        (torch.randn(1, 8, 17, 20), torch.randn(8, 8, 1, 3)),
+    ),
     # 1-D convolutions as 2-D ones of height 1, 3-D ones as loops of 2-D ones
     # over output and filter depths (across threads from 2M multiply-adds).
     "conv1d-strided-dilated": (

@@ -9,7 +9,9 @@
 // nest (3-D: 0.03x to 0.07x eager's speed). A depthwise convolution's loops
 // are put in a pooling's order, the kernel's. A convolution whose windows
 // tile the image without overlap, wider than the kernel's stride of 2, is a
-// matmul of the image's patches.
+// matmul of the image's patches; one whose window is a pixel wide along a
+// strided dimension (ResNet's 1x1 stride-2 shortcuts) reads every
+// stride-th pixel, picked out first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -132,6 +135,73 @@ void convolutionsAs2D(ModuleOp module, const SelectionContext &context) {
   asLoopsOfOps<linalg::Conv2DNgchwGfchwOp>(module, {kGroup}, context);
 }
 
+/// The 2-D NCHW convolutions that isStaticVectorConvolution and `takes`,
+/// given the filter's shape (F, C, KH, KW) and the strides.
+static SmallVector<linalg::Conv2DNchwFchwOp>
+convolutions2D(ModuleOp module,
+               llvm::function_ref<bool(linalg::Conv2DNchwFchwOp,
+                                       ArrayRef<int64_t>, ArrayRef<int64_t>)>
+                   takes) {
+  SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
+  module.walk([&](linalg::Conv2DNchwFchwOp op) {
+    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+    if (isStaticVectorConvolution(op) &&
+        takes(op,
+              cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getShape(),
+              strides))
+      convolutions.push_back(op);
+  });
+  return convolutions;
+}
+
+void stridedPointsAsSlices(ModuleOp module) {
+  for (linalg::Conv2DNchwFchwOp op : convolutions2D(
+           module, [](linalg::Conv2DNchwFchwOp, ArrayRef<int64_t> filter,
+                      ArrayRef<int64_t> strides) {
+             return (filter[2] == 1 && strides[0] > 1) ||
+                    (filter[3] == 1 && strides[1] > 1);
+           })) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value image = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
+    auto imageType = cast<RankedTensorType>(image.getType());
+    ArrayRef<int64_t> filterShape =
+        cast<RankedTensorType>(filter.getType()).getShape();
+    ArrayRef<int64_t> outputShape =
+        cast<RankedTensorType>(op.getDpsInits()[0].getType()).getShape();
+    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+    // Along a dimension where the window is one pixel, the pixels read are
+    // every stride-th one, as many as the output has.
+    SmallVector<int64_t> shape(imageType.getShape()), steps(4, 1);
+    for (unsigned dim : {0u, 1u})
+      if (filterShape[2 + dim] == 1 && strides[dim] > 1) {
+        shape[2 + dim] = outputShape[2 + dim];
+        steps[2 + dim] = strides[dim];
+        strides[dim] = 1;
+      }
+    SmallVector<OpFoldResult> zeros(4, b.getIndexAttr(0));
+    Value read = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get(shape, imageType.getElementType()), image,
+        zeros, getAsIndexOpFoldResult(b.getContext(), shape),
+        getAsIndexOpFoldResult(b.getContext(), steps));
+    // Copied into an image of its own: the kernel reads rows of pixels
+    // that are next to each other.
+    Value pixels =
+        linalg::CopyOp::create(
+            b, loc, read,
+            tensor::EmptyOp::create(b, loc, shape, imageType.getElementType())
+                .getResult())
+            .getResult(0);
+    auto conv = linalg::Conv2DNchwFchwOp::create(
+        b, loc, op->getResultTypes(), ValueRange{pixels, filter},
+        op.getDpsInits(),
+        {b.getNamedAttr("strides", b.getI64VectorAttr(strides)),
+         b.getNamedAttr("dilations", op.getDilations())});
+    op->replaceAllUsesWith(conv->getResults());
+    op->erase();
+  }
+}
+
 /// The loops (n, oh, ow, c, kh, kw) of linalg's depthwise_conv_2d_nchw_chw
 /// in the order of a pooling's, (n, c, oh, ow, kh, kw): new loop i is old
 /// loop kDepthwiseAsPooling[i].
@@ -178,21 +248,14 @@ static Value reshaped(OpBuilder &b, Location loc, Value value,
 }
 
 void patchesAsMatmuls(ModuleOp module) {
-  SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
-  module.walk([&](linalg::Conv2DNchwFchwOp op) {
-    auto filter = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
-    if (op.hasPureTensorSemantics() && !staysScalar(op) &&
-        llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic) &&
-        !llvm::is_contained(op.getStaticLoopRanges(), 0) &&
-        llvm::all_of(op.getDilations().getValues<int64_t>(),
-                     [](int64_t d) { return d == 1; }) &&
-        strides[0] == filter.getDimSize(2) &&
-        strides[1] == filter.getDimSize(3) &&
-        (strides[0] > 2 || strides[1] > 2))
-      convolutions.push_back(op);
-  });
-  for (linalg::Conv2DNchwFchwOp op : convolutions) {
+  for (linalg::Conv2DNchwFchwOp op : convolutions2D(
+           module, [](linalg::Conv2DNchwFchwOp op, ArrayRef<int64_t> filter,
+                      ArrayRef<int64_t> strides) {
+             return llvm::all_of(op.getDilations().getValues<int64_t>(),
+                                 [](int64_t d) { return d == 1; }) &&
+                    strides[0] == filter[2] && strides[1] == filter[3] &&
+                    (strides[0] > 2 || strides[1] > 2);
+           })) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     Value image = op.getDpsInputs()[0], filter = op.getDpsInputs()[1],

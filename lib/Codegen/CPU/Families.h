@@ -113,6 +113,12 @@ void convolutionsAs2D(mlir::ModuleOp module, const SelectionContext &context);
 /// rearrangements of the image and of the output (O(image + output) copies
 /// for O(image x F) multiply-adds).
 void patchesAsMatmuls(mlir::ModuleOp module);
+/// Rewrites 2-D NCHW convolutions whose window is one pixel along a strided
+/// dimension (ResNet's 1x1 stride-2 shortcuts) into a copy of every
+/// stride-th pixel, O(image / stride), and an unstrided convolution of it,
+/// which the register kernel takes without picking pixels out of spans
+/// twice a block's width.
+void stridedPointsAsSlices(mlir::ModuleOp module);
 /// Rewrites 2-D NCHW depthwise convolutions into generics whose loops are in
 /// a pooling's order, (n, c, oh, ow, kh, kw), the order the strategies tile
 /// (linalg's named op has (n, oh, ow, c, kh, kw)).

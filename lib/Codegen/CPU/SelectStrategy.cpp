@@ -42,6 +42,7 @@ public:
     splitBatchMatmuls(module, *context);
     convolutionsAs2D(module, *context);
     patchesAsMatmuls(module);
+    stridedPointsAsSlices(module);
     depthwiseAsChannelWindows(module);
     splitWindowRemainders(module, *context);
     collapseReducedLoops(module);

@@ -292,3 +292,22 @@ func.func @grouped_threads(%x: tensor<1x32x4x58x58xf32>, %w: tensor<32x4x4x3x3xf
        ins(%x, %w : tensor<1x32x4x58x58xf32>, tensor<32x4x4x3x3xf32>) outs(%init : tensor<1x32x4x56x56xf32>) -> tensor<1x32x4x56x56xf32>
   return %c : tensor<1x32x4x56x56xf32>
 }
+
+// -----
+
+// A 1x1 convolution at a stride of 2 (ResNet's shortcut) reads every other
+// pixel of every other row: they are copied out first (a quarter of the
+// image), and the convolution of the copy is unstrided, no span picked
+// apart by shuffles.
+// CHECK-LABEL: func.func @pointwise_strided
+// CHECK:         %[[POINTS:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [1, 64, 14, 14] [1, 1, 2, 2] : tensor<1x64x28x28xf32> to tensor<1x64x14x14xf32>
+// CHECK:         linalg.copy ins(%[[POINTS]] : tensor<1x64x14x14xf32>)
+// CHECK:         scf.for {{.*}} to %c128 step %c8
+// CHECK-NOT:       vector.shuffle
+// CHECK:           vector.fma {{.*}} : vector<14xf32>
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+func.func @pointwise_strided(%x: tensor<1x64x28x28xf32>, %w: tensor<128x64x1x1xf32>, %init: tensor<1x128x14x14xf32>) -> tensor<1x128x14x14xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+       ins(%x, %w : tensor<1x64x28x28xf32>, tensor<128x64x1x1xf32>) outs(%init : tensor<1x128x14x14xf32>) -> tensor<1x128x14x14xf32>
+  return %c : tensor<1x128x14x14xf32>
+}
