@@ -195,3 +195,30 @@ func.func @channel_scale(%x: tensor<8x16x28x28xf32>, %s: tensor<8x16xf32>) -> te
   } -> tensor<8x16x28x28xf32>
   return %y : tensor<8x16x28x28xf32>
 }
+
+// -----
+
+// An op that reads its position (a transposed convolution's flipped
+// weights) keeps its loops: collapsed, each element would delinearize its
+// index again.
+// CHECK-LABEL: func.func @reads_its_position
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         return
+#identity = affine_map<(a, b, c, d) -> (a, b, c, d)>
+func.func @reads_its_position(%w: tensor<8x4x3x3xf32>) -> tensor<4x8x3x3xf32> {
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty() : tensor<4x8x3x3xf32>
+  %flipped = linalg.generic {indexing_maps = [#identity], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%e : tensor<4x8x3x3xf32>) {
+  ^bb0(%o: f32):
+    %f = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %h = linalg.index 2 : index
+    %x = linalg.index 3 : index
+    %rh = arith.subi %c2, %h : index
+    %rw = arith.subi %c2, %x : index
+    %v = tensor.extract %w[%c, %f, %rh, %rw] : tensor<8x4x3x3xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x8x3x3xf32>
+  return %flipped : tensor<4x8x3x3xf32>
+}
