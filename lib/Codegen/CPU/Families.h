@@ -146,11 +146,18 @@ constexpr int64_t kRowVectorFloats = 64;
 /// The narrowest vector of partial results (one AVX2 register of f32).
 constexpr int64_t kMinRowVector = 8;
 
+/// Whether `op` reduces rows, of any type and with any combiner: a generic
+/// on tensors reducing its innermost loop alone into one result indexed by
+/// the rows in order (rowsMap).
+bool reducesRows(mlir::linalg::LinalgOp op);
+/// Whether some input of `op` is read along its innermost loop, innermost:
+/// rows that are contiguous in memory.
+bool readsRowsContiguously(mlir::linalg::LinalgOp op);
 /// Whether `op` is a reduction of its innermost loop the policy takes, but
-/// for the vector width: a generic of static sizes reducing rows of floats
-/// (and 32- or 64-bit integers) into an f32, f64, i32 or i64 result indexed
-/// by the rows in order, some input read along the row, with a combiner
-/// that has a vector reduction.
+/// for the vector width: a generic of static sizes reducing rows
+/// (reducesRows) of floats (and 32- or 64-bit integers) into an f32, f64,
+/// i32 or i64 result, read contiguously, with a combiner that has a vector
+/// reduction.
 bool isRowReduction(mlir::linalg::LinalgOp op);
 /// The indexing map of a result indexed by the rows of `op`: its loops but
 /// the innermost, in order, (d0, ..., dn-2).

@@ -48,36 +48,37 @@ AffineMap rowsMap(linalg::LinalgOp op) {
   return AffineMap::get(loops, 0, rows, op.getContext());
 }
 
+bool reducesRows(linalg::LinalgOp op) {
+  return isa<linalg::GenericOp>(op.getOperation()) &&
+         op.hasPureTensorSemantics() && op->getNumResults() == 1 &&
+         op.getNumReductionLoops() == 1 &&
+         linalg::isReductionIterator(op.getIteratorTypesArray().back()) &&
+         op.getMatchingIndexingMap(op.getDpsInitOperand(0)) == rowsMap(op);
+}
+
+bool readsRowsContiguously(linalg::LinalgOp op) {
+  AffineExpr reduced = getAffineDimExpr(op.getNumLoops() - 1, op.getContext());
+  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    return map.getNumResults() && map.getResults().back() == reduced;
+  });
+}
+
 bool isRowReduction(linalg::LinalgOp op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  Type result = op->getNumResults() == 1
-                    ? getElementTypeOrSelf(op->getResult(0))
-                    : Type();
-  if (!generic || !op.hasPureTensorSemantics() || !result ||
-      op.getNumReductionLoops() != 1 ||
-      !linalg::isReductionIterator(op.getIteratorTypesArray().back()) ||
-      !op.hasOnlyProjectedPermutations() ||
-      !(result.isF32() || result.isF64() || result.isInteger(32) ||
-        result.isInteger(64)) ||
-      !llvm::all_of(op.getDpsInputs(), [&](Value input) {
-        Type element = getElementTypeOrSelf(input.getType());
-        return isa<FloatType>(element) || element.isInteger(32) ||
-               element.isInteger(64);
-      }))
+  if (!reducesRows(op) || !op.hasOnlyProjectedPermutations() ||
+      !readsRowsContiguously(op) ||
+      llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
     return false;
-  // The result is indexed by the rows, in order: (d0, ..., dn-2).
-  unsigned rowLoops = op.getNumLoops() - 1;
-  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != rowsMap(op))
-    return false;
-  // Some input is read along the reduction, innermost (contiguous rows).
-  AffineExpr reduced = getAffineDimExpr(rowLoops, op.getContext());
-  if (llvm::none_of(op.getDpsInputOperands(), [&](OpOperand *input) {
-        AffineMap map = op.getMatchingIndexingMap(input);
-        return map.getNumResults() && map.getResults().back() == reduced;
-      }))
-    return false;
-  return llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic) &&
-         hasVectorCombiner(generic);
+  Type result = getElementTypeOrSelf(op->getResult(0));
+  return (result.isF32() || result.isF64() || result.isInteger(32) ||
+          result.isInteger(64)) &&
+         llvm::all_of(op.getDpsInputs(),
+                      [&](Value input) {
+                        Type element = getElementTypeOrSelf(input.getType());
+                        return isa<FloatType>(element) ||
+                               element.isInteger(32) || element.isInteger(64);
+                      }) &&
+         hasVectorCombiner(cast<linalg::GenericOp>(op.getOperation()));
 }
 
 std::optional<Strategy> selectReduction(linalg::LinalgOp op,

@@ -63,18 +63,6 @@ void collapseReducedLoops(ModuleOp module) {
 /// so that the chain's later ops read the rows its first one brought in.
 constexpr int64_t kRowChainFloats = 8192;
 
-/// Whether `op` reduces the innermost of `ranges` into a result indexed by
-/// the others (rows, then the row), of any type and combiner: a softmax's
-/// maximum, or whether a masked row holds -inf alone.
-static bool reducesRows(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
-  return isa<linalg::GenericOp>(op.getOperation()) &&
-         op.hasPureTensorSemantics() && op->getNumResults() == 1 &&
-         op.getNumReductionLoops() == 1 &&
-         linalg::isReductionIterator(op.getIteratorTypesArray().back()) &&
-         ArrayRef(op.getStaticLoopRanges()) == ranges &&
-         op.getMatchingIndexingMap(op.getDpsInitOperand(0)) == rowsMap(op);
-}
-
 /// Whether `op` belongs to the row chain of an op over `ranges` (rows then
 /// the row): a fill, an elementwise op or a row reduction over the same
 /// loops, or an elementwise op over the rows alone (a norm's reciprocal
@@ -89,7 +77,7 @@ static bool isRowChainOp(Operation *op, ArrayRef<int64_t> ranges) {
     return false;
   SmallVector<int64_t> own = linalgOp.getStaticLoopRanges();
   if (ArrayRef(own) == ranges)
-    return linalg::isElementwise(linalgOp) || reducesRows(linalgOp, ranges);
+    return linalg::isElementwise(linalgOp) || reducesRows(linalgOp);
   return ArrayRef(own) == ranges.drop_back() && linalg::isElementwise(linalgOp);
 }
 
@@ -108,14 +96,11 @@ static bool endsRowChain(linalg::GenericOp op) {
   // (NCHW's dimension 1) reads each row across the channel planes, which
   // blocks of rows would read a few floats at a time (0.6x the speed of
   // whole-tensor passes).
-  AffineExpr reduced = getAffineDimExpr(ranges.size() - 1, op.getContext());
   return llvm::any_of(op.getDpsInputs(), [&](Value input) {
     auto producer = input.getDefiningOp<linalg::LinalgOp>();
-    return producer && reducesRows(producer, ranges) &&
-           llvm::any_of(producer.getDpsInputOperands(), [&](OpOperand *row) {
-             AffineMap map = producer.getMatchingIndexingMap(row);
-             return map.getNumResults() && map.getResults().back() == reduced;
-           });
+    return producer && reducesRows(producer) &&
+           ArrayRef(producer.getStaticLoopRanges()) == ArrayRef(ranges) &&
+           readsRowsContiguously(producer);
   });
 }
 
