@@ -10,6 +10,20 @@ tensors (upstream dialects only). Importing a submodule without its extra
 raises an ImportError that names the extra.
 """
 
-from ._torch_mlir import ExchangeError, IngressError, LoweringCrash, LoweringError
+from ._torch_mlir import (
+    ExchangeError,
+    ExportError,
+    ImporterError,
+    IngressError,
+    LoweringCrash,
+    LoweringError,
+)
 
-__all__ = ["ExchangeError", "IngressError", "LoweringCrash", "LoweringError"]
+__all__ = [
+    "ExchangeError",
+    "ExportError",
+    "ImporterError",
+    "IngressError",
+    "LoweringCrash",
+    "LoweringError",
+]

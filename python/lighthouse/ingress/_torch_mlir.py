@@ -34,6 +34,28 @@ class IngressError(RuntimeError):
     """A model could not be brought into lighthouse."""
 
 
+class ExportError(IngressError):
+    """torch.export could not export the model: the message names the model
+    and gives torch.export's own error, which is also the `__cause__`."""
+
+    #: The stage that failed.
+    stage = "export"
+
+
+class ImporterError(IngressError):
+    """torch-mlir's importer could not import the program or model: the
+    message says where (the FX node, its module and source line) and gives
+    the importer's own error, which is also the `__cause__`."""
+
+    #: The stage that failed.
+    stage = "import"
+
+    def __init__(self, message: str, node: Optional[str] = None):
+        super().__init__(message)
+        #: The name of the FX node being imported, when known.
+        self.node = node
+
+
 class LoweringError(IngressError):
     """A torch-mlir pass pipeline failed; the message carries its diagnostics."""
 

@@ -10,6 +10,7 @@ lighthouse context. Lowering runs torch-mlir's passes on torch-mlir's own MLIR
 and brings the result back (see `_torch_mlir`). Needs `lighthouse[torch]`.
 """
 
+import contextlib
 import math
 import threading
 from typing import Any, Callable, Dict, Optional, Sequence
@@ -17,6 +18,8 @@ from typing import Any, Callable, Dict, Optional, Sequence
 from .. import ir
 from ._torch_mlir import (
     ExchangeError,
+    ExportError,
+    ImporterError,
     IngressError,
     LoweringCrash,
     LoweringError,
@@ -24,10 +27,13 @@ from ._torch_mlir import (
     name_torch_operators,
     require,
 )
+from ._torch_program import import_frozen
 from ._unsigned import run_checked_pipelines
 
 __all__ = [
     "ExchangeError",
+    "ExportError",
+    "ImporterError",
     "IngressError",
     "LoweringCrash",
     "LoweringError",
@@ -82,6 +88,10 @@ def export(
       decompositions: a decomposition table; torch-mlir's by default. Ops
         with a CompositeImplicitAutograd kernel are decomposed by that kernel
         (see `_decompose`); an empty table skips decomposition.
+
+    Raises:
+      ExportError: torch.export, or its retrace with the decompositions,
+        failed; the message gives its error.
     """
     if isinstance(model, torch.export.ExportedProgram):
         program = model
@@ -92,7 +102,7 @@ def export(
             )
         if not example_args and not example_kwargs:
             raise ValueError("exporting an nn.Module needs example_args (or example_kwargs)")
-        with _TRACING:
+        with _TRACING, _failures_as(ExportError, f"torch.export could not export {_named(model)}"):
             program = torch.export.export(
                 model,
                 tuple(example_args),
@@ -109,8 +119,28 @@ def export(
         decompositions = default_decompositions()
     if not decompositions:
         return program
-    with _TRACING:
+    with (
+        _TRACING,
+        _failures_as(
+            ExportError, "torch.export could not apply torch-mlir's decompositions to the program"
+        ),
+    ):
         return _decompose(program, decompositions)
+
+
+def _named(model) -> str:
+    kind = type(model)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+@contextlib.contextmanager
+def _failures_as(error_class, what: str):
+    """Raises any exception of the block as `error_class` ("`what`: Type:
+    message"), the exception as its cause."""
+    try:
+        yield
+    except Exception as error:  # noqa: BLE001 - a third party's failure, named as ours
+        raise error_class(f"{what}: {type(error).__name__}: {error}") from error
 
 
 def _gelu(x, approximate: str = "none"):
@@ -177,7 +207,12 @@ def import_model(
     Parameters are those of `export`, plus the function's name, the context
     (the current one, else a new one) and torch-mlir importer hooks. ATen ops
     that torch-mlir defines appear as named ops (`torch.aten.mm`), the others
-    as `torch.operator`. Parameters and buffers become constants.
+    as `torch.operator`. The model's state (parameters, buffers, tensor
+    constants) becomes constants.
+
+    Raises:
+      ExportError: torch.export failed.
+      ImporterError: torch-mlir's importer failed; the message names the node.
     """
     program = export(
         model,
@@ -188,7 +223,7 @@ def import_model(
         decompositions=decompositions,
     )
     importer = fx_importer.FxImporter(context=import_context(context), hooks=hooks)
-    importer.import_frozen_program(program, func_name=func_name)
+    import_frozen(program, importer, func_name)
     return name_torch_operators(importer.module)
 
 

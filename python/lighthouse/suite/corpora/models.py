@@ -39,6 +39,7 @@ __all__ = [
     "SmallCNN",
     "SmallResNet",
     "TransformerBlock",
+    "calibrated",
     "initialized",
     "seeded",
 ]
@@ -92,7 +93,7 @@ def initialized(module, seed=0):
     return module.eval()
 
 
-def _calibrated(module, batch):
+def calibrated(module, batch):
     """`module` with its batch norms' running statistics measured on `batch`,
     as training leaves them: each then normalizes its input to about zero
     mean and unit variance, where made-up statistics would let activations
@@ -464,7 +465,7 @@ class Models(Corpus):
             family, make, shapes = _MODELS[name]
             # Statistics from one batch, inputs from another: eval-mode batch
             # norm then normalizes as in a trained network, not exactly.
-            module = _calibrated(
+            module = calibrated(
                 initialized(make()), [torch.from_numpy(x) for x in _normal(shapes, seed=1)]
             )
         elif name in _TEST_MODELS:

@@ -1,0 +1,177 @@
+"""Exported programs in the form torch-mlir's FX importer takes, and the
+importer's failures as lighthouse's errors.
+
+torch.export lifts a model's state into inputs of its graph: parameters and
+persistent buffers (values in `program.state_dict`), non-persistent buffers
+and tensor constants (values in `program.constants`). torch-mlir's
+`import_frozen_program` replaces those inputs by their values, but looks up
+every buffer in the state dict, so a model with a non-persistent buffer
+(transformers' `position_ids`, LLaMA's rotary `inv_freq`) fails with "Could
+not find state mapping for buffer"; and it puts the values themselves into
+the nodes' arguments, which its import of list arguments refuses (a buffer
+among `aten.index`'s indices: swin_t's relative position index).
+`frozen` does the replacement for any kind of state, placing a value that
+sits in a list as a `get_attr` node of its own, which the importer reads.
+"""
+
+import traceback
+from typing import Optional
+
+import torch
+from torch.export.graph_signature import InputKind, OutputKind
+
+from ._torch_mlir import ImporterError
+
+__all__ = ["describe_node", "frozen", "import_frozen"]
+
+# The kinds of graph inputs that carry the model's state, not the caller's.
+_STATE = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
+
+
+def _state_value(program, spec) -> torch.Tensor:
+    """The value of the state input `spec` of `program`."""
+    for table in (program.state_dict, program.constants):
+        if spec.target in table:
+            return table[spec.target]
+    kind = spec.kind.name.lower().replace("_", " ")
+    raise ImporterError(
+        f"the exported program has no value for its {kind} {spec.target!r} "
+        "(neither in its state dict nor in its constants)"
+    )
+
+
+def frozen(program) -> torch.fx.GraphModule:
+    """The graph of the `ExportedProgram` `program` with the model's state in
+    place of the inputs that carry it, as a new graph module (the program is
+    left as it is): a value is an argument of the nodes that use it, or a
+    `get_attr` node of its own where a node takes it in a list.
+
+    Raises:
+      ImporterError: the program updates its buffers in place (a module in
+        training mode, a cache held in a buffer), which a frozen program
+        cannot, or takes state of a kind that is not a tensor.
+    """
+    signature = program.graph_signature
+    mutated = [
+        spec.target for spec in signature.output_specs if spec.kind == OutputKind.BUFFER_MUTATION
+    ]
+    if mutated:
+        raise ImporterError(
+            f"the model writes its buffer(s) {', '.join(mutated)} in place; lighthouse "
+            "compiles a model's state as constants (is the model in training mode? "
+            "call .eval())"
+        )
+    values = {}
+    for spec in signature.input_specs:
+        if spec.kind in _STATE:
+            values[spec.arg.name] = _state_value(program, spec)
+        elif spec.kind != InputKind.USER_INPUT:
+            raise ImporterError(
+                f"the exported program takes {spec.target or spec.arg.name!r} of kind "
+                f"{spec.kind.name}, which lighthouse cannot import"
+            )
+    graph = torch.fx.Graph()
+    copies = {}
+    for node in program.graph.nodes:
+        if node.op == "placeholder" and node.name in values:
+            copies[node] = values[node.name]
+        else:
+            copies[node] = graph.node_copy(node, lambda n: copies[n])
+    # Submodules the graph reads (the branches of higher-order ops) come along.
+    module = torch.fx.GraphModule(program.graph_module, graph)
+    for node in list(graph.nodes):
+        node.args = tuple(_listed_as_nodes(module, node, arg) for arg in node.args)
+        node.kwargs = {key: _listed_as_nodes(module, node, arg) for key, arg in node.kwargs.items()}
+    return module
+
+
+def _listed_as_nodes(module: torch.fx.GraphModule, user, argument):
+    """`argument` of the node `user`, each tensor in it that is a list's item
+    replaced by a `get_attr` node of its own, placed before `user`."""
+    if not isinstance(argument, (list, tuple)):
+        return argument
+
+    def placed(value):
+        if not isinstance(value, torch.Tensor):
+            return value
+        name = f"_lighthouse_state_{len(module.graph.nodes)}"
+        module.register_buffer(name, value.detach())
+        with module.graph.inserting_before(user):
+            return module.graph.get_attr(name)
+
+    return type(argument)(placed(item) for item in argument)
+
+
+def describe_node(node) -> str:
+    """Where in the model an FX node is: its name and op, the innermost module
+    it was traced in, and the line of the model's source it comes from."""
+    target = getattr(node.target, "__name__", None) or str(node.target)
+    if isinstance(node.target, torch._ops.OpOverload):
+        target = f"aten.{node.target.__name__}" if node.target.namespace == "aten" else target
+    text = f"node {node.name!r} ({target})"
+    stack = node.meta.get("nn_module_stack") or {}
+    if stack:
+        path, kind = list(stack.values())[-1]
+        kind = kind if isinstance(kind, str) else f"{kind.__module__}.{kind.__qualname__}"
+        path = _module_path(path)
+        text += f" in module {path!r} ({kind})" if path else f" in the model's forward ({kind})"
+    source = _source_line(node.meta.get("stack_trace"))
+    if source:
+        text += f", from {source}"
+    return text
+
+
+def _module_path(path: str) -> str:
+    """A module path as torch.export records it (`L['self'].layer[1].attn`, or
+    already `layer.1.attn`) as `named_modules` names it."""
+    for prefix in ("L['self'].", "L['self']"):
+        if path.startswith(prefix):
+            path = path[len(prefix) :]
+    return path.replace("[", ".").replace("]", "").replace("'", "")
+
+
+def _source_line(stack_trace: Optional[str]) -> Optional[str]:
+    """The innermost frame of a node's recorded stack, as "file:line: code"."""
+    if not stack_trace:
+        return None
+    lines = [line.strip() for line in stack_trace.strip().splitlines()]
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].startswith('File "'):
+            where = lines[index][len('File "') :]
+            file, _, rest = where.partition('", line ')
+            number = rest.split(",")[0]
+            code = lines[index + 1] if index + 1 < len(lines) else ""
+            return f"{file}:{number}: {code}".rstrip(": ")
+    return None
+
+
+def _failing_node(error: BaseException):
+    """The FX node the importer was importing when it raised `error`: the
+    innermost frame of its traceback with a local `node` that is one."""
+    found = None
+    for frame, _ in traceback.walk_tb(error.__traceback__):
+        node = frame.f_locals.get("node")
+        if isinstance(node, torch.fx.Node):
+            found = node
+    return found
+
+
+def import_frozen(program, importer, func_name: str = "main") -> None:
+    """Imports `program` frozen (`frozen`) with torch-mlir's `importer` as
+    @`func_name`.
+
+    Raises:
+      ImporterError: the importer failed; the message names the node and the
+        module it was in, and gives the importer's own error, which is also
+        the error's `__cause__`.
+    """
+    module = frozen(program)
+    try:
+        importer.import_graph_module(module, func_name=func_name)
+    except Exception as error:  # noqa: BLE001 - any importer failure is named as such
+        node = _failing_node(error)
+        at = f" at {describe_node(node)}" if node is not None else ""
+        raise ImporterError(
+            f"torch-mlir's FX importer failed{at}: {type(error).__name__}: {error}",
+            node=node.name if node is not None else None,
+        ) from error

@@ -1,0 +1,414 @@
+"""Hugging Face transformers models of the families users run: encoders,
+decoders, encoder-decoders, vision and audio models, built by transformers'
+own code from configurations written here (random weights, nothing
+downloaded), at sequence length 128, batch 1. Needs
+`pip install 'lighthouse[zoo]'`.
+
+Each configuration keeps its family's layer widths, heads and layout (the
+widths of the family's small members: BERT-base, GPT-2, OPT-125m, T5-small,
+Whisper-tiny, ViT-B/16, ...) and 2 of its layers, which only repeat in the
+full depth; decoders share LLaMA's vocabulary of 32000 (the vocabularies of
+50k to 150k only make the embedding and the output matrix larger).
+Decoders are run two ways, as generation runs them: the whole sequence
+(`<name>`, the logits), and one decode step (`<name>_decode`) taking a token
+and a key/value cache of 128 past tokens as inputs and giving the logits
+and the cache with the token's keys and values appended. The reference is
+eager PyTorch.
+"""
+
+import inspect
+
+import numpy as np
+
+from ..case import Case, CaseInfo, InvalidCase
+from ..plugins import Corpus
+from .torchvision import import_torchvision
+
+__all__ = ["TransformersModels"]
+
+#: Tokens of a sequence, and of the past of a decode step.
+SEQUENCE = 128
+
+#: Outputs of layer norms and logits of order 1, against eager: eager
+#: float32 is within 1e-5 of float64 on these; a compiler's orders of
+#: summation over 768-3072 wide products and its exp and erf may stray 100
+#: times farther.
+RTOL, ATOL = 1e-3, 1e-3
+
+_VOCABULARY = 32000
+
+_ENCODER = dict(
+    hidden_size=768, num_attention_heads=12, intermediate_size=3072, num_hidden_layers=2
+)
+
+#: name: (family, model class, configuration class, configuration, inputs).
+#: Inputs by keyword: ("tokens", length) token ids; ("float", shape) normal
+#: floats.
+_MODELS = {
+    # Encoders.
+    "bert": ("encoder", "BertModel", "BertConfig", _ENCODER, {"input_ids": ("tokens",)}),
+    "roberta": ("encoder", "RobertaModel", "RobertaConfig", _ENCODER, {"input_ids": ("tokens",)}),
+    "distilbert": (
+        "encoder",
+        "DistilBertModel",
+        "DistilBertConfig",
+        dict(dim=768, n_heads=12, hidden_dim=3072, n_layers=2),
+        {"input_ids": ("tokens",)},
+    ),
+    "albert": (
+        "encoder",
+        "AlbertModel",
+        "AlbertConfig",
+        dict(embedding_size=128, **_ENCODER),
+        {"input_ids": ("tokens",)},
+    ),
+    "deberta_v2": (
+        "encoder",
+        "DebertaV2Model",
+        "DebertaV2Config",
+        dict(_ENCODER, vocab_size=_VOCABULARY),
+        {"input_ids": ("tokens",)},
+    ),
+    "electra": (
+        "encoder",
+        "ElectraModel",
+        "ElectraConfig",
+        dict(
+            embedding_size=128,
+            hidden_size=256,
+            num_attention_heads=4,
+            intermediate_size=1024,
+            num_hidden_layers=2,
+        ),
+        {"input_ids": ("tokens",)},
+    ),
+    # Decoders (each also as a decode step).
+    "gpt2": (
+        "decoder",
+        "GPT2LMHeadModel",
+        "GPT2Config",
+        dict(n_embd=768, n_head=12, n_layer=2, vocab_size=_VOCABULARY),
+        {"input_ids": ("tokens",)},
+    ),
+    "gpt_neox": (
+        "decoder",
+        "GPTNeoXForCausalLM",
+        "GPTNeoXConfig",
+        dict(
+            hidden_size=512,
+            num_attention_heads=8,
+            intermediate_size=2048,
+            num_hidden_layers=2,
+            vocab_size=_VOCABULARY,
+        ),
+        {"input_ids": ("tokens",)},
+    ),
+    "opt": (
+        "decoder",
+        "OPTForCausalLM",
+        "OPTConfig",
+        dict(
+            hidden_size=768,
+            num_attention_heads=12,
+            ffn_dim=3072,
+            num_hidden_layers=2,
+            word_embed_proj_dim=768,
+            vocab_size=_VOCABULARY,
+        ),
+        {"input_ids": ("tokens",)},
+    ),
+    "llama": (
+        "decoder",
+        "LlamaForCausalLM",
+        "LlamaConfig",
+        dict(
+            hidden_size=1024,
+            num_attention_heads=16,
+            num_key_value_heads=4,
+            intermediate_size=2816,
+            num_hidden_layers=2,
+            vocab_size=_VOCABULARY,
+        ),
+        {"input_ids": ("tokens",)},
+    ),
+    "mistral": (
+        "decoder",
+        "MistralForCausalLM",
+        "MistralConfig",
+        dict(
+            hidden_size=1024,
+            num_attention_heads=16,
+            num_key_value_heads=4,
+            intermediate_size=3584,
+            num_hidden_layers=2,
+            vocab_size=_VOCABULARY,
+        ),
+        {"input_ids": ("tokens",)},
+    ),
+    "qwen2": (
+        "decoder",
+        "Qwen2ForCausalLM",
+        "Qwen2Config",
+        dict(
+            hidden_size=896,
+            num_attention_heads=14,
+            num_key_value_heads=2,
+            intermediate_size=4864,
+            num_hidden_layers=2,
+            tie_word_embeddings=True,
+            vocab_size=_VOCABULARY,
+        ),
+        {"input_ids": ("tokens",)},
+    ),
+    "phi": (
+        "decoder",
+        "PhiForCausalLM",
+        "PhiConfig",
+        dict(
+            hidden_size=1024,
+            num_attention_heads=16,
+            intermediate_size=4096,
+            num_hidden_layers=2,
+            partial_rotary_factor=0.5,
+            vocab_size=_VOCABULARY,
+        ),
+        {"input_ids": ("tokens",)},
+    ),
+    "gemma": (
+        "decoder",
+        "GemmaForCausalLM",
+        "GemmaConfig",
+        dict(
+            hidden_size=1024,
+            num_attention_heads=4,
+            num_key_value_heads=1,
+            head_dim=256,
+            intermediate_size=4096,
+            num_hidden_layers=2,
+            vocab_size=_VOCABULARY,
+        ),
+        {"input_ids": ("tokens",)},
+    ),
+    # Encoder-decoders: the encoder over the sequence, the decoder over 32 tokens.
+    "t5": (
+        "encoder-decoder",
+        "T5Model",
+        "T5Config",
+        dict(d_model=512, d_kv=64, d_ff=2048, num_heads=8, num_layers=2, num_decoder_layers=2),
+        {"input_ids": ("tokens",), "decoder_input_ids": ("tokens", 32)},
+    ),
+    "bart": (
+        "encoder-decoder",
+        "BartModel",
+        "BartConfig",
+        dict(
+            d_model=768,
+            encoder_attention_heads=12,
+            decoder_attention_heads=12,
+            encoder_ffn_dim=3072,
+            decoder_ffn_dim=3072,
+            encoder_layers=2,
+            decoder_layers=2,
+        ),
+        {"input_ids": ("tokens",), "decoder_input_ids": ("tokens", 32)},
+    ),
+    "whisper": (
+        "encoder-decoder",
+        "WhisperModel",
+        "WhisperConfig",
+        dict(
+            d_model=384,
+            encoder_attention_heads=6,
+            decoder_attention_heads=6,
+            encoder_ffn_dim=1536,
+            decoder_ffn_dim=1536,
+            encoder_layers=2,
+            decoder_layers=2,
+        ),
+        # 30 s of 80 mel bins at Whisper's 100 frames a second.
+        {"input_features": ("float", (1, 80, 3000)), "decoder_input_ids": ("tokens", 32)},
+    ),
+    # Vision.
+    "vit": ("vision", "ViTModel", "ViTConfig", _ENCODER, {"pixel_values": ("image", 224)}),
+    "deit": ("vision", "DeiTModel", "DeiTConfig", _ENCODER, {"pixel_values": ("image", 224)}),
+    "swin": (
+        "vision",
+        "SwinModel",
+        "SwinConfig",
+        dict(embed_dim=96, depths=[2, 2, 2, 2], num_heads=[3, 6, 12, 24]),
+        {"pixel_values": ("image", 224)},
+    ),
+    "convnext": (
+        "vision",
+        "ConvNextModel",
+        "ConvNextConfig",
+        dict(depths=[2, 2, 2, 2], hidden_sizes=[96, 192, 384, 768]),
+        {"pixel_values": ("image", 224)},
+    ),
+    "clip_vision": (
+        "vision",
+        "CLIPVisionModel",
+        "CLIPVisionConfig",
+        dict(_ENCODER, patch_size=32),
+        {"pixel_values": ("image", 224)},
+    ),
+    "clip_text": (
+        "vision",
+        "CLIPTextModel",
+        "CLIPTextConfig",
+        dict(hidden_size=512, num_attention_heads=8, intermediate_size=2048, num_hidden_layers=2),
+        # CLIP's text length.
+        {"input_ids": ("tokens", 77)},
+    ),
+    # Audio: one second at 16 kHz.
+    "wav2vec2": (
+        "audio",
+        "Wav2Vec2Model",
+        "Wav2Vec2Config",
+        _ENCODER,
+        {"input_values": ("float", (1, 16000))},
+    ),
+    "hubert": (
+        "audio",
+        "HubertModel",
+        "HubertConfig",
+        _ENCODER,
+        {"input_values": ("float", (1, 16000))},
+    ),
+}
+
+
+def _transformers():
+    try:
+        # transformers imports torchvision when it is installed.
+        import_torchvision()
+    except ImportError:
+        pass
+    try:
+        import transformers
+    except ImportError as error:
+        raise InvalidCase(
+            f"the transformers corpus needs transformers: pip install 'lighthouse[zoo]' ({error})"
+        ) from None
+    return transformers
+
+
+def _inputs(config, spec: dict, rng) -> dict:
+    """The named inputs `spec` describes, drawn from `rng`."""
+    inputs = {}
+    for name, (kind, *size) in spec.items():
+        if kind == "tokens":
+            length = size[0] if size else SEQUENCE
+            inputs[name] = rng.integers(0, config.vocab_size, (1, length), dtype=np.int64)
+        elif kind == "image":
+            inputs[name] = rng.standard_normal((1, 3, size[0], size[0]), dtype=np.float32)
+        else:
+            inputs[name] = rng.standard_normal(size[0], dtype=np.float32)
+    return inputs
+
+
+def _positional(model, names):
+    """`model`, called with the inputs `names` in that order as positional
+    arguments, returning its outputs as a tuple of tensors, without a cache."""
+    import torch
+
+    takes_cache = "use_cache" in inspect.signature(model.forward).parameters
+
+    class Positional(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, *values):
+            options = {"use_cache": False} if takes_cache else {}
+            outputs = self.model(**dict(zip(names, values)), **options)
+            return tuple(v for v in outputs.values() if isinstance(v, torch.Tensor))
+
+    return Positional()
+
+
+def _cache_argument(model) -> str:
+    """The keyword `model.forward` takes its key/value cache by."""
+    parameters = inspect.signature(model.forward).parameters
+    return "cache" if "cache" in parameters else "past_key_values"
+
+
+def _decode_step(model, config, layers: int):
+    """`model`, a causal language model, as one decode step: called with a
+    token and each layer's past keys and values (key 0, value 0, key 1, ...),
+    returning the logits and the keys and values with the token's appended."""
+    import torch
+    from transformers import DynamicCache
+
+    keyword = _cache_argument(model)
+
+    class DecodeStep(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, token, *past):
+            cache = DynamicCache(config=config)
+            for layer in range(layers):
+                cache.update(past[2 * layer], past[2 * layer + 1], layer)
+            outputs = self.model(input_ids=token, use_cache=True, **{keyword: cache})
+            updated = outputs.past_key_values
+            return (
+                outputs.logits,
+                *(t for layer in updated.layers for t in (layer.keys, layer.values)),
+            )
+
+    return DecodeStep()
+
+
+def _past_shape(model):
+    """The shape of one layer's past keys (and values) of `model`: measured
+    from the cache it makes of one token."""
+    import torch
+
+    with torch.no_grad():
+        outputs = model(input_ids=torch.zeros((1, 1), dtype=torch.int64), use_cache=True)
+    keys = outputs.past_key_values.layers[0].keys
+    return (keys.shape[0], keys.shape[1], SEQUENCE, keys.shape[3])
+
+
+class TransformersModels(Corpus):
+    description = (
+        "Hugging Face transformers models (encoders, decoders with decode steps, "
+        "encoder-decoders, vision, audio) from configurations written here, "
+        "against eager PyTorch"
+    )
+
+    def cases(self):
+        listed = []
+        for name, (family, *_rest) in _MODELS.items():
+            listed.append(CaseInfo(name, family=family, op=name))
+            if family == "decoder":
+                listed.append(CaseInfo(f"{name}_decode", family="decode", op=name))
+        return listed
+
+    def load(self, name: str) -> Case:
+        import torch
+
+        base = name[: -len("_decode")] if name.endswith("_decode") else name
+        if base not in _MODELS or (base != name and _MODELS[base][0] != "decoder"):
+            raise ValueError(f"the transformers corpus has no model {name!r}")
+        family, model_class, config_class, settings, spec = _MODELS[base]
+        transformers = _transformers()
+        config = getattr(transformers, config_class)(**settings)
+        torch.manual_seed(0)
+        model = getattr(transformers, model_class)(config).eval()
+        rng = np.random.default_rng(0)
+        if base == name:
+            inputs = _inputs(config, spec, rng)
+            module = _positional(model, list(inputs))
+            values = list(inputs.values())
+        else:
+            family = "decode"
+            layers = config.num_hidden_layers
+            shape = _past_shape(model)
+            token = rng.integers(0, config.vocab_size, (1, 1), dtype=np.int64)
+            past = [rng.standard_normal(shape, dtype=np.float32) for _ in range(2 * layers)]
+            module = _decode_step(model, config, layers)
+            values = [token, *past]
+        return Case(name, values, torch=module, rtol=RTOL, atol=ATOL, family=family, op=base)

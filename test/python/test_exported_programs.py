@@ -1,0 +1,134 @@
+"""Exported programs as lighthouse imports them (ingress/_torch_program.py):
+the model's state of every kind as constants, and the failures of
+torch.export and torch-mlir's importer as lighthouse errors naming the
+stage and the place."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip(
+    "torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)"
+)
+pytest.importorskip("torch_mlir", reason="needs torch-mlir (lighthouse[torch])")
+
+import lighthouse  # noqa: E402
+from lighthouse.ingress import ExportError, ImporterError, IngressError  # noqa: E402
+from lighthouse.ingress import torch as torch_ingress  # noqa: E402
+
+
+class NonPersistentBuffers(torch.nn.Module):
+    """Buffers left out of the state dict, as transformers' `position_ids`
+    and rotary `inv_freq`: torch.export puts them in the program's constants."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("positions", torch.arange(8).unsqueeze(0), persistent=False)
+        self.register_buffer("scale", torch.linspace(0.5, 2.0, 16), persistent=False)
+        self.embedding = torch.nn.Embedding(8, 16)
+
+    def forward(self, x):
+        return x * self.scale + self.embedding(self.positions)
+
+
+class BuffersInLists(torch.nn.Module):
+    """A buffer among `aten.index`'s indices (swin's relative position index)
+    and one among `aten.cat`'s tensors, each used once more outside a list."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("index", torch.tensor([[3, 0], [1, 2], [2, 2]]))
+        self.register_buffer("row", torch.full((1, 4), 0.25))
+
+    def forward(self, table, x):
+        picked = table[self.index]  # aten.index.Tensor(table, [index])
+        rows = torch.cat([x, self.row, self.row])  # the same buffer twice in a list
+        return picked.sum() + self.index.sum(), rows * self.row
+
+
+class LiftedConstant(torch.nn.Module):
+    """A tensor made in `forward`: torch.export lifts it into a constant."""
+
+    def forward(self, x):
+        return x * torch.tensor([1.0, -2.0, 3.0])
+
+
+@pytest.mark.parametrize(
+    "model, inputs",
+    [
+        (NonPersistentBuffers(), [torch.randn(8, 16)]),
+        (BuffersInLists(), [torch.randn(4, 5), torch.randn(2, 4)]),
+        (LiftedConstant(), [torch.randn(2, 3)]),
+    ],
+    ids=["non-persistent-buffers", "buffers-in-lists", "lifted-constant"],
+)
+def test_state_of_every_kind_compiles_and_matches_eager(model, inputs):
+    model.eval()
+    compiled = lighthouse.compile(model, tuple(inputs))
+    expected = model(*inputs)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    actual = compiled(*inputs)
+    actual = actual if isinstance(actual, tuple) else (actual,)
+    for got, want in zip(actual, expected):
+        np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_import_leaves_the_program_as_it_is():
+    program = torch_ingress.export(NonPersistentBuffers(), (torch.randn(8, 16),))
+    before = [node.format_node() for node in program.graph.nodes]
+    torch_ingress.import_model(program, decompositions={})
+    assert [node.format_node() for node in program.graph.nodes] == before
+
+
+def test_buffers_written_in_place_are_refused_naming_them():
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4)).train()
+    with pytest.raises(ImporterError, match=r"writes its buffer.*1\.running_mean.*\.eval\(\)"):
+        lighthouse.compile(model, (torch.randn(3, 4),))
+
+
+class DataDependentBranch(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x + 1
+        return x - 1
+
+
+def test_export_failures_are_export_errors_naming_the_model():
+    with pytest.raises(ExportError) as caught:
+        lighthouse.compile(DataDependentBranch(), (torch.randn(3),))
+    error = caught.value
+    assert isinstance(error, IngressError) and error.stage == "export"
+    assert "torch.export could not export" in str(error)
+    assert "test_exported_programs.DataDependentBranch" in str(error)
+    assert error.__cause__ is not None  # torch.export's own error, for its traceback
+
+
+class Inner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        # complex32 has no literal form in torch-mlir's importer.
+        self.register_buffer("half_complex", torch.zeros(4, dtype=torch.complex32))
+
+    def forward(self, x):
+        return x + self.half_complex.real.float()
+
+
+class Outer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = torch.nn.Sequential(torch.nn.Identity(), Inner())
+
+    def forward(self, x):
+        return self.block(x)
+
+
+def test_importer_failures_name_the_node_module_and_source_line():
+    with pytest.raises(ImporterError) as caught:
+        lighthouse.compile(Outer(), (torch.randn(4),))
+    error = caught.value
+    message = str(error)
+    assert error.stage == "import" and error.node
+    assert message.startswith("torch-mlir's FX importer failed at node")
+    assert "in module 'block.1' (" in message and "Inner)" in message
+    assert "test_exported_programs.py:" in message and "self.half_complex" in message
+    assert "complex32" in message  # The importer's own message.
+    assert isinstance(error.__cause__, AssertionError)
