@@ -9,11 +9,13 @@ locations and resources; whatever does not parse on the other side becomes
 an `ExchangeError` that names it.
 """
 
+import contextlib
 import functools
 import importlib
 import importlib.metadata
 import os
 import re
+import traceback
 from typing import Optional
 
 from .. import ir
@@ -52,8 +54,35 @@ class ImporterError(IngressError):
 
     def __init__(self, message: str, node: Optional[str] = None):
         super().__init__(message)
-        #: The name of the FX node being imported, when known.
+        #: The name of the node being imported (an FX node's, an ONNX
+        #: node's), when known.
         self.node = node
+
+
+@contextlib.contextmanager
+def failures_as(error_class, what: str):
+    """Raises any exception of the block as `error_class` ("`what`: Type:
+    message"), the exception as its cause: third-party code (torch.export,
+    torch-mlir's importers) fails with errors of its own, often bare
+    AssertionErrors, which lighthouse names by the stage that raised them."""
+    try:
+        yield
+    except IngressError:
+        raise
+    except Exception as error:  # noqa: BLE001 - a third party's failure, named as ours
+        raise error_class(f"{what}: {type(error).__name__}: {error}") from error
+
+
+def failing_local(error: BaseException, name: str, kind: type):
+    """The value of the local variable `name`, of type `kind`, in the
+    innermost frame of `error`'s traceback that has one (the node an
+    importer was importing when it raised), else None."""
+    found = None
+    for frame, _ in traceback.walk_tb(error.__traceback__):
+        value = frame.f_locals.get(name)
+        if isinstance(value, kind):
+            found = value
+    return found
 
 
 class LoweringError(IngressError):

@@ -14,13 +14,12 @@ among `aten.index`'s indices: swin_t's relative position index).
 sits in a list as a `get_attr` node of its own, which the importer reads.
 """
 
-import traceback
 from typing import Optional
 
 import torch
 from torch.export.graph_signature import InputKind, OutputKind
 
-from ._torch_mlir import ImporterError
+from ._torch_mlir import ImporterError, failing_local
 
 __all__ = ["describe_node", "frozen", "import_frozen"]
 
@@ -145,17 +144,6 @@ def _source_line(stack_trace: Optional[str]) -> Optional[str]:
     return None
 
 
-def _failing_node(error: BaseException):
-    """The FX node the importer was importing when it raised `error`: the
-    innermost frame of its traceback with a local `node` that is one."""
-    found = None
-    for frame, _ in traceback.walk_tb(error.__traceback__):
-        node = frame.f_locals.get("node")
-        if isinstance(node, torch.fx.Node):
-            found = node
-    return found
-
-
 def import_frozen(program, importer, func_name: str = "main") -> None:
     """Imports `program` frozen (`frozen`) with torch-mlir's `importer` as
     @`func_name`.
@@ -169,7 +157,7 @@ def import_frozen(program, importer, func_name: str = "main") -> None:
     try:
         importer.import_graph_module(module, func_name=func_name)
     except Exception as error:  # noqa: BLE001 - any importer failure is named as such
-        node = _failing_node(error)
+        node = failing_local(error, "node", torch.fx.Node)
         at = f" at {describe_node(node)}" if node is not None else ""
         raise ImporterError(
             f"torch-mlir's FX importer failed{at}: {type(error).__name__}: {error}",

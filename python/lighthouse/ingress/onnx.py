@@ -23,9 +23,11 @@ from ._onnx_loops import loops_of_carried_values
 from ._onnx_places import ModelPlaces, all_nodes, locate_the_unlocated, subgraphs
 from ._torch_mlir import (
     ExchangeError,
+    ImporterError,
     IngressError,
     LoweringCrash,
     LoweringError,
+    failing_local,
     import_context,
     require,
 )
@@ -34,6 +36,7 @@ from ._unsigned import run_checked_pipelines
 
 __all__ = [
     "ExchangeError",
+    "ImporterError",
     "IngressError",
     "LoweringCrash",
     "LoweringError",
@@ -214,11 +217,26 @@ def _prepared(proto: "onnx.ModelProto") -> "onnx.ModelProto":
 
 
 def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Module:
+    """Imports `proto` with torch-mlir's importer.
+
+    Raises:
+      ImporterError: the importer failed; the message names the node.
+    """
     context = import_context(context)
-    model_info = onnx_importer.ModelInfo(proto)
-    module = model_info.create_module(context=context)
-    importer = onnx_importer.NodeImporter.define_function(model_info.main_graph, module.operation)
-    importer.import_all()
+    try:
+        model_info = onnx_importer.ModelInfo(proto)
+        module = model_info.create_module(context=context)
+        importer = onnx_importer.NodeImporter.define_function(
+            model_info.main_graph, module.operation
+        )
+        importer.import_all()
+    except Exception as error:  # noqa: BLE001 - any importer failure is named as such
+        node = failing_local(error, "node", onnx.NodeProto)
+        at = f" at ONNX node {node.name!r} ({node.op_type})" if node is not None else ""
+        raise ImporterError(
+            f"torch-mlir's ONNX importer failed{at}: {type(error).__name__}: {error}",
+            node=node.name if node is not None else None,
+        ) from error
     locate_the_unlocated(module, proto)
     module.operation.verify()
     return module

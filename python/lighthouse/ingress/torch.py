@@ -10,7 +10,6 @@ lighthouse context. Lowering runs torch-mlir's passes on torch-mlir's own MLIR
 and brings the result back (see `_torch_mlir`). Needs `lighthouse[torch]`.
 """
 
-import contextlib
 import math
 import threading
 from typing import Any, Callable, Dict, Optional, Sequence
@@ -23,6 +22,7 @@ from ._torch_mlir import (
     IngressError,
     LoweringCrash,
     LoweringError,
+    failures_as,
     import_context,
     name_torch_operators,
     require,
@@ -102,7 +102,7 @@ def export(
             )
         if not example_args and not example_kwargs:
             raise ValueError("exporting an nn.Module needs example_args (or example_kwargs)")
-        with _TRACING, _failures_as(ExportError, f"torch.export could not export {_named(model)}"):
+        with _TRACING, failures_as(ExportError, f"torch.export could not export {_named(model)}"):
             program = torch.export.export(
                 model,
                 tuple(example_args),
@@ -121,7 +121,7 @@ def export(
         return program
     with (
         _TRACING,
-        _failures_as(
+        failures_as(
             ExportError, "torch.export could not apply torch-mlir's decompositions to the program"
         ),
     ):
@@ -131,16 +131,6 @@ def export(
 def _named(model) -> str:
     kind = type(model)
     return f"{kind.__module__}.{kind.__qualname__}"
-
-
-@contextlib.contextmanager
-def _failures_as(error_class, what: str):
-    """Raises any exception of the block as `error_class` ("`what`: Type:
-    message"), the exception as its cause."""
-    try:
-        yield
-    except Exception as error:  # noqa: BLE001 - a third party's failure, named as ours
-        raise error_class(f"{what}: {type(error).__name__}: {error}") from error
 
 
 def _gelu(x, approximate: str = "none"):

@@ -102,6 +102,9 @@ class Compiler:
         #: The stage `compile` is in ("export", "import", ...), when it says:
         #: a compile error is recorded with it.
         self.stage: Optional[str] = None
+        #: What `compile` says of the case besides its outcome (the ops a
+        #: partitioned graph runs eagerly, say), added to the case's record.
+        self.notes: Dict[str, object] = {}
 
     @classmethod
     def variants(cls) -> List[Optional[str]]:
@@ -125,8 +128,9 @@ class Compiler:
         raise NotImplementedError
 
     def compile_case(self, case: Case, form: str):
-        """`compile`, its `stage` reset first: what the worker calls."""
+        """`compile`, its `stage` and `notes` reset first: what the worker calls."""
         self.stage = None
+        self.notes = {}
         return self.compile(case, form)
 
     def failed_ops(self, error: BaseException) -> List[str]:

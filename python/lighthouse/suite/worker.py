@@ -21,6 +21,7 @@ import re
 import sys
 import time
 import traceback
+from pathlib import Path
 from typing import Dict, List
 
 from .case import Case, Crashed, InvalidCase, Unsupported, to_numpy
@@ -44,7 +45,26 @@ def ops_in_message(message: str) -> List[str]:
 
 def _error_fields(error: BaseException) -> dict:
     message = str(error).strip() or repr(error)
-    return {"error_class": type(error).__name__, "message": message[:MESSAGE_CHARS]}
+    return {
+        "error_class": type(error).__name__,
+        "raised_in": _raised_in(error),
+        "message": message[:MESSAGE_CHARS],
+    }
+
+
+def _raised_in(error: BaseException) -> str:
+    """The top-level package whose code raised `error` ("lighthouse", "torch",
+    "torch_mlir"), or the file's name outside any installed package: a
+    compiler's error raised by a third party's code is one it let through."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return ""
+    path = Path(frames[-1].filename)
+    parts = path.parts
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts and parts.index(marker) + 1 < len(parts):
+            return Path(parts[parts.index(marker) + 1]).stem
+    return "lighthouse" if "lighthouse" in parts else path.name
 
 
 class Worker:
@@ -151,11 +171,13 @@ class Worker:
             ops = compiler.failed_ops(error) or ops_in_message(fields["message"])
             return {
                 **record,
+                **compiler.notes,
                 "status": "compile-error",
                 **fields,
                 "ops": ops,
                 "stage": compiler.stage,
             }, None
+        record.update(compiler.notes)
         record["compile_seconds"] = time.perf_counter() - start
         inputs = copy.deepcopy(case.inputs)
         start = time.perf_counter()

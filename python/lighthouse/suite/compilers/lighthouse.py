@@ -40,12 +40,13 @@ class Lighthouse(Compiler):
         from lighthouse.compiler import compile_module
 
         if form == "torch":
-            import torch
+            from lighthouse.ingress.torch import export
 
             # torch.export's failures apart from lighthouse's: PyTorch's
-            # exporter is a stage every compiler taking exported programs shares.
+            # exporter is a stage every compiler taking exported programs
+            # shares. They arrive as lighthouse's ExportError.
             self.stage = "export"
-            program = torch.export.export(case.form("torch"), tuple(to_torch(case.inputs)))
+            program = export(case.form("torch"), tuple(to_torch(case.inputs)), decompositions={})
             self.stage = "compile"
             compiled = lighthouse.compile(program, pipeline=self.variant)
         elif form == "onnx":
@@ -60,3 +61,36 @@ class Lighthouse(Compiler):
 
     def failed_ops(self, error: BaseException) -> List[str]:
         return list(getattr(error, "ops", []) or [])
+
+
+class LighthouseOnnx(Lighthouse):
+    """`lighthouse.compile_onnx` of a case's ONNX form (a torch case's through
+    `torch.onnx.export`): the path of a model a user exported to ONNX."""
+
+    takes = ("onnx",)
+
+
+class LighthouseDynamo(Lighthouse):
+    """`torch.compile(model, backend=...)` with lighthouse's backend, compiled
+    (on the first call) within `compile`. A graph lighthouse compiles only in
+    parts is recorded with the ops run eagerly (`eager_ops`)."""
+
+    takes = ("torch",)
+
+    def _compile(self, case: Case, form: str):
+        import torch
+
+        from lighthouse.torch_backend import Backend
+
+        backend = Backend(pipeline=self.variant)
+        function = torch.compile(case.form("torch"), backend=backend)
+
+        def run(inputs):
+            with torch.no_grad():
+                return function(*to_torch(inputs))
+
+        run([x.copy() if hasattr(x, "copy") else x for x in case.inputs])
+        eager = sorted({op for graph in backend.graphs for op in graph.eager_ops})
+        if eager:
+            self.notes["eager_ops"] = eager
+        return run

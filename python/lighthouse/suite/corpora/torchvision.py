@@ -117,7 +117,7 @@ def _detector(model):
             found = self.model(list(images))
             return tuple(value for image in found for value in image.values())
 
-    return Detector(model)
+    return Detector(model).eval()
 
 
 def _outputs_as_tuple(model):
@@ -133,7 +133,7 @@ def _outputs_as_tuple(model):
         def forward(self, images):
             return tuple(self.model(images).values())
 
-    return Tupled(model)
+    return Tupled(model).eval()
 
 
 class TorchvisionModels(Corpus):

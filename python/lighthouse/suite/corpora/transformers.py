@@ -324,7 +324,7 @@ def _positional(model, names):
             outputs = self.model(**dict(zip(names, values)), **options)
             return tuple(v for v in outputs.values() if isinstance(v, torch.Tensor))
 
-    return Positional()
+    return Positional().eval()
 
 
 def _cache_argument(model) -> str:
@@ -358,7 +358,7 @@ def _decode_step(model, config, layers: int):
                 *(t for layer in updated.layers for t in (layer.keys, layer.values)),
             )
 
-    return DecodeStep()
+    return DecodeStep().eval()
 
 
 def _past_shape(model):
