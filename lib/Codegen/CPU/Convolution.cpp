@@ -25,9 +25,13 @@ using namespace mlir;
 
 namespace lighthouse::cpu {
 
-/// The most input channels times window columns the 1-D windows strategy
-/// vectorizes in one row (see windowTiles).
-constexpr int64_t kMaxWindowTerms = 1024;
+/// The most multiply-adds (each of a vector of the block's output channels)
+/// the 1-D windows strategy unrolls in one row: pixels times input channels
+/// times window columns (see windowTiles). LLVM's time grows faster than
+/// their count: a row of 49 pixels over 64 channels and 2 columns (6,272)
+/// took 10 s to compile, over 512 channels (50,176; wav2vec2's feature
+/// convolutions) over 2 minutes.
+constexpr int64_t kMaxWindowTerms = 2048;
 
 /// Whether `op` is a convolution or pooling in a layout the strategies
 /// take: 2-D NCHW (WindowRows.h).
@@ -63,14 +67,22 @@ windowTiles(linalg::LinalgOp op, std::optional<int64_t> rowWidth) {
   // Iteration spaces: conv (n, f, oh, ow, c, kh, kw), pooling (n, c, oh, ow,
   // kh, kw); 1-D windows need unit oh and kh.
   if (isa<linalg::Conv2DNchwFchwOp>(op)) {
-    // Each row of 1-D windows is vectorized over all its input channels and
-    // window columns at once, unrolled: a 16-wide window over 512 channels
-    // (a transposed 1-D convolution's) made 680K lines of LLVM IR, which
-    // took minutes to compile. Beyond 1024 of them, loops.
+    // Each row of 1-D windows is vectorized over its window columns and
+    // input channels at once, unrolled: the input channels are taken in the
+    // largest parts that divide them and keep a row within kMaxWindowTerms
+    // (a loop over the parts); a row whose window alone is wider, loops.
     auto filter = cast<ShapedType>(op.getDpsInputs()[1].getType());
-    if (filter.getDimSize(1) * filter.getDimSize(3) > kMaxWindowTerms)
+    int64_t inputChannels = filter.getDimSize(1),
+            columns = filter.getDimSize(3);
+    int64_t part =
+        std::min(inputChannels,
+                 kMaxWindowTerms / std::max<int64_t>(widthTile * columns, 1));
+    while (part > 0 && inputChannels % part != 0)
+      --part;
+    if (part == 0)
       return std::nullopt;
-    return SmallVector<int64_t>{1, channelTile, 1, widthTile, 0, 1, 0};
+    return SmallVector<int64_t>{
+        1, channelTile, 1, widthTile, part == inputChannels ? 0 : part, 1, 0};
   }
   return SmallVector<int64_t>{1, channelTile, 1, widthTile, 1, 0};
 }

@@ -408,16 +408,33 @@ func.func @convolutions_1d_3d(%x: tensor<1x8x66xf32>, %w: tensor<16x8x3xf32>, %o
 // -----
 
 // Wide windows over many channels (a transposed 1-D convolution's: 16
-// columns x 512 channels) are left to loops: the kernel takes windows up
-// to 11 columns, and 1-D windows unroll channels times columns.
+// columns x 512 channels): the kernel takes windows up to 11 columns, and
+// 1-D windows unroll pixels x channels x columns, so a row of 16 pixels
+// takes the input channels in parts of 8 (2,048 multiply-adds).
 // AVX512-LABEL: func.func @wide_windows(
-// AVX512-NOT: lighthouse.strategy
+// AVX512: lighthouse.strategy = {kind = "convolution.windows", registers = array<i64: 1, 8, 1, 16, 8, 1, 0>
 // AVX2-LABEL: func.func @wide_windows(
-// AVX2-NOT: lighthouse.strategy
+// AVX2: lighthouse.strategy = {kind = "convolution.windows", registers = array<i64: 1, 8, 1, 16, 8, 1, 0>
 func.func @wide_windows(%x: tensor<1x512x527xf32>, %w: tensor<256x512x16xf32>, %o: tensor<1x256x512xf32>) -> tensor<1x256x512xf32> {
   %r = linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
       ins(%x, %w : tensor<1x512x527xf32>, tensor<256x512x16xf32>) outs(%o : tensor<1x256x512xf32>) -> tensor<1x256x512xf32>
   return %r : tensor<1x256x512xf32>
+}
+
+// -----
+
+// A row of 49 pixels over 512 channels and 2 columns (wav2vec2's last
+// feature convolutions) would unroll 50,176 multiply-adds as 1-D windows:
+// the input channels are taken in parts of 16 (1,568). (AVX2's kernel
+// takes it in blocks of 7 pixels.)
+// AVX512-LABEL: func.func @long_window_rows(
+// AVX512: lighthouse.strategy = {kind = "convolution.windows", registers = array<i64: 1, 8, 1, 49, 16, 1, 0>
+// AVX2-LABEL: func.func @long_window_rows(
+// AVX2: lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 4, 1, 7, 0, 0, 0>
+func.func @long_window_rows(%x: tensor<1x512x99xf32>, %w: tensor<512x512x2xf32>, %o: tensor<1x512x49xf32>) -> tensor<1x512x49xf32> {
+  %r = linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>}
+      ins(%x, %w : tensor<1x512x99xf32>, tensor<512x512x2xf32>) outs(%o : tensor<1x512x49xf32>) -> tensor<1x512x49xf32>
+  return %r : tensor<1x512x49xf32>
 }
 
 // -----
