@@ -3,7 +3,7 @@ outputs any compiler must reproduce."""
 
 import copy
 import io
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -74,10 +74,21 @@ class Case:
         torch form run eagerly.
       rtol, atol: the tolerance of floating-point outputs; other outputs must
         match exactly.
+      scaled_atol: `atol` is a fraction of each output's largest finite
+        magnitude: for models whose outputs' scale is not known before they
+        run (networks of random weights: AlexNet's largest logit here is
+        0.03, ResNet-18's 1.5).
+      dynamic: the sizes a compiler is to take as unknown until called, by
+        input index and dimension: `{0: {1: ("sequence", 2, 512)}}` (a name
+        shared by the dimensions of equal size, the least and the most
+        size); None for a case of fixed sizes.
+      also_at: more inputs, of other sizes within `dynamic`, at which the
+        code compiled once must give the reference's outputs too.
       tags: as in `CaseInfo`.
 
     A form given as a function is built on first use. A case with a torch
-    form and no ONNX form offers one exported with `torch.onnx.export`.
+    form and no ONNX form offers one exported with `torch.onnx.export`
+    (with `dynamic`'s dimensions as named ONNX dimensions).
     """
 
     def __init__(
@@ -91,6 +102,9 @@ class Case:
         expected: Optional[Sequence[np.ndarray]] = None,
         rtol: float = 1e-3,
         atol: float = 1e-5,
+        scaled_atol: bool = False,
+        dynamic: Optional[Dict[int, Dict[int, Tuple[str, int, int]]]] = None,
+        also_at: Sequence[Sequence[np.ndarray]] = (),
         **tags,
     ):
         self.name = name
@@ -106,6 +120,10 @@ class Case:
         self._expected = None if expected is None else to_numpy(expected)
         self.rtol = rtol
         self.atol = atol
+        self.scaled_atol = scaled_atol
+        self.dynamic = dynamic
+        self.also_at = [[np.asarray(x) for x in inputs] for inputs in also_at]
+        self._expected_at: Dict[int, List[np.ndarray]] = {}
         self.tags = tags
 
     def offers(self, kind: str) -> bool:
@@ -129,7 +147,7 @@ class Case:
                 value = self._forms[kind]
                 value = value() if callable(value) and not _is_module(value) else value
             elif kind == "onnx" and "torch" in self._forms:
-                value = _export_onnx(self.form("torch"), self.inputs)
+                value = _export_onnx(self.form("torch"), self.inputs, self.dynamic)
             else:
                 raise Unsupported(f"the case has no {kind} form")
         except Unsupported as error:
@@ -148,26 +166,66 @@ class Case:
         if self._expected is None:
             if "torch" not in self._forms:
                 raise InvalidCase("the case has neither expected outputs nor a torch form")
-            import torch
-
-            module = self.form("torch")
-            try:
-                # On copies: an in-place op (`exponential_`) must not change the
-                # inputs the compilers get.
-                with torch.no_grad():
-                    first = to_numpy(module(*to_torch(copy.deepcopy(self.inputs))))
-                    second = to_numpy(module(*to_torch(copy.deepcopy(self.inputs))))
-            except Exception as error:
-                raise InvalidCase(
-                    f"eager PyTorch raised {type(error).__name__}: {_first_line(error)}"
-                ) from None
-            if any(
-                a.shape != b.shape or not np.array_equal(a, b, equal_nan=True)
-                for a, b in zip(first, second)
-            ):
-                raise InvalidCase("eager PyTorch gives different outputs on the same inputs")
-            self._expected = first
+            self._expected = self._eager(self.inputs)
         return self._expected
+
+    def atols(self, expected: Sequence[np.ndarray]) -> List[float]:
+        """The absolute tolerance of each of the outputs `expected`."""
+        if not self.scaled_atol:
+            return [self.atol] * len(expected)
+        atols = []
+        for output in expected:
+            output = np.asarray(output)
+            finite = output[np.isfinite(output)] if output.dtype.kind == "f" else output[:0]
+            scale = float(np.abs(finite).max()) if finite.size else 1.0
+            atols.append(self.atol * (scale or 1.0))
+        return atols
+
+    def expected_at(self, index: int) -> List[np.ndarray]:
+        """The reference outputs at `also_at[index]`, computed once by the torch
+        form run eagerly, as `expected`."""
+        if index not in self._expected_at:
+            if "torch" not in self._forms:
+                raise InvalidCase("a case checked at other sizes needs a torch form")
+            self._expected_at[index] = self._eager(self.also_at[index])
+        return self._expected_at[index]
+
+    def _eager(self, inputs) -> List[np.ndarray]:
+        import torch
+
+        module = self.form("torch")
+        try:
+            # On copies: an in-place op (`exponential_`) must not change the
+            # inputs the compilers get.
+            with torch.no_grad():
+                first = to_numpy(module(*to_torch(copy.deepcopy(inputs))))
+                second = to_numpy(module(*to_torch(copy.deepcopy(inputs))))
+        except Exception as error:
+            raise InvalidCase(
+                f"eager PyTorch raised {type(error).__name__}: {_first_line(error)}"
+            ) from None
+        if any(
+            a.shape != b.shape or not np.array_equal(a, b, equal_nan=True)
+            for a, b in zip(first, second)
+        ):
+            raise InvalidCase("eager PyTorch gives different outputs on the same inputs")
+        return first
+
+    def torch_dynamic_shapes(self):
+        """`dynamic` as `torch.export`'s `dynamic_shapes` of the inputs taken
+        positionally (one `Dim` per name), or None for a case of fixed sizes."""
+        if not self.dynamic:
+            return None
+        import torch
+
+        dims = {}
+        for sizes in self.dynamic.values():
+            for name, low, high in sizes.values():
+                dims.setdefault(name, torch.export.Dim(name, min=low, max=high))
+        return tuple(
+            {dim: dims[name] for dim, (name, _, _) in self.dynamic.get(index, {}).items()} or None
+            for index in range(len(self.inputs))
+        )
 
 
 def _is_module(value) -> bool:
@@ -227,10 +285,13 @@ def export_onnx(
     opset: int = 17,
     dynamic_batch: bool = False,
     output_names: Optional[Sequence[str]] = None,
+    dynamic: Optional[Dict[int, Dict[int, Tuple[str, int, int]]]] = None,
 ) -> bytes:
     """The ONNX model of a torch module, by TorchScript's exporter (it needs
     no onnxscript and covers more of the operators small cases use); its
-    inputs are named `input0`, `input1`, ... Raises what the exporter raises."""
+    inputs are named `input0`, `input1`, ..., their first dimension named
+    "batch" with `dynamic_batch`, and the dimensions `dynamic` gives (as
+    `Case`'s) by their names. Raises what the exporter raises."""
     import warnings
 
     import torch
@@ -248,15 +309,22 @@ def export_onnx(
             opset_version=opset,
             input_names=names,
             output_names=output_names,
-            dynamic_axes={n: {0: "batch"} for n in names} if dynamic_batch else None,
+            dynamic_axes=_dynamic_axes(names, dynamic_batch, dynamic),
         )
     return buffer.getvalue()
 
 
-def _export_onnx(module, inputs: Sequence[np.ndarray]) -> bytes:
+def _dynamic_axes(names: Sequence[str], batch: bool, dynamic) -> Optional[dict]:
+    axes = {name: {0: "batch"} for name in names} if batch else {}
+    for index, sizes in (dynamic or {}).items():
+        axes.setdefault(names[index], {}).update({dim: name for dim, (name, _, _) in sizes.items()})
+    return axes or None
+
+
+def _export_onnx(module, inputs: Sequence[np.ndarray], dynamic=None) -> bytes:
     """`export_onnx`, a failure as `Unsupported`: the ONNX form of a case."""
     try:
-        return export_onnx(module, inputs)
+        return export_onnx(module, inputs, dynamic=dynamic)
     except Exception as error:
         raise Unsupported(
             f"torch.onnx.export failed: {type(error).__name__}: {_first_line(error)}"

@@ -1,6 +1,6 @@
 """Comparing a compiler's outputs with a case's expected ones."""
 
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import numpy as np
 
@@ -35,16 +35,21 @@ def _is_float(dtype: np.dtype) -> bool:
 
 
 def compare_outputs(
-    actual: Sequence[np.ndarray], expected: Sequence[np.ndarray], rtol: float, atol: float
+    actual: Sequence[np.ndarray],
+    expected: Sequence[np.ndarray],
+    rtol: float,
+    atol: Union[float, Sequence[float]],
 ) -> Comparison:
     """Compares as ONNX's backend tests do: the same number of outputs, each of
     the same dtype and shape; floating-point elements within
     `atol + rtol * |expected|` (bfloat16 ones within rtol `BFLOAT16_RTOL` at
-    least) with NaNs in the same places, others equal."""
+    least) with NaNs in the same places, others equal. `atol` may be given
+    per output."""
+    atols = [atol] * len(expected) if isinstance(atol, (int, float)) else list(atol)
     if len(actual) != len(expected):
         return Comparison(False, f"{len(actual)} outputs, expected {len(expected)}")
     max_abs = max_rel = None
-    for index, (got, want) in enumerate(zip(actual, expected)):
+    for index, (got, want, atol) in enumerate(zip(actual, expected, atols)):
         got, want = np.asarray(got), np.asarray(want)
         where = f"output {index}"
         if got.dtype != want.dtype:

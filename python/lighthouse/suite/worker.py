@@ -99,6 +99,8 @@ class Worker:
         try:
             case = self.corpora[key].load(request["case"])
             expected = case.expected()
+            for index in range(len(case.also_at)):
+                case.expected_at(index)
         except InvalidCase as error:
             self.send("invalid", message=str(error)[:MESSAGE_CHARS])
             return
@@ -186,12 +188,31 @@ class Worker:
         except Exception as error:
             return {**record, "status": "run-error", **_error_fields(error)}, None
         record["first_call_seconds"] = time.perf_counter() - start
-        comparison = compare_outputs(outputs, expected, case.rtol, case.atol)
+        comparison = compare_outputs(outputs, expected, case.rtol, case.atols(expected))
         record.update(
             max_abs_error=comparison.max_abs_error, max_rel_error=comparison.max_rel_error
         )
         if not comparison.ok:
             return {**record, "status": "mismatch", "message": comparison.message}, None
+        # The same code at the case's other sizes.
+        for index, inputs_at in enumerate(case.also_at):
+            at = "at input sizes " + ", ".join(
+                "x".join(map(str, x.shape)) for x in inputs_at if hasattr(x, "shape")
+            )
+            try:
+                outputs = to_numpy(function(copy.deepcopy(inputs_at)))
+            except Exception as error:
+                fields = _error_fields(error)
+                fields["message"] = f"{at}: {fields['message']}"[:MESSAGE_CHARS]
+                return {**record, "status": "run-error", **fields}, None
+            at_expected = case.expected_at(index)
+            comparison = compare_outputs(outputs, at_expected, case.rtol, case.atols(at_expected))
+            if not comparison.ok:
+                return {
+                    **record,
+                    "status": "mismatch",
+                    "message": f"{at}: {comparison.message}",
+                }, None
         return {**record, "status": "pass"}, lambda: function(inputs)
 
 

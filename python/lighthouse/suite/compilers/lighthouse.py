@@ -46,7 +46,12 @@ class Lighthouse(Compiler):
             # exporter is a stage every compiler taking exported programs
             # shares. They arrive as lighthouse's ExportError.
             self.stage = "export"
-            program = export(case.form("torch"), tuple(to_torch(case.inputs)), decompositions={})
+            program = export(
+                case.form("torch"),
+                tuple(to_torch(case.inputs)),
+                dynamic_shapes=case.torch_dynamic_shapes(),
+                decompositions={},
+            )
             self.stage = "compile"
             compiled = lighthouse.compile(program, pipeline=self.variant)
         elif form == "onnx":
