@@ -158,3 +158,61 @@ def test_lighthouse_dynamo_records_the_ops_run_eagerly():
     assert form == "torch"
     assert compare_outputs(outputs, case.expected(), 1e-4, 1e-5).ok
     assert any("fft" in op for op in compiler.notes["eager_ops"])
+
+
+class Tokens(torch.nn.Module):
+    """Per-token layers and a mean over the sequence: a model of any length."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(16, 16)
+        self.norm = torch.nn.LayerNorm(16)
+
+    def forward(self, x):
+        y = self.norm(torch.relu(self.linear(x)))
+        return y, y.mean(1)
+
+
+def _sequences(*lengths):
+    rng = np.random.default_rng(0)
+    return [[rng.standard_normal((1, n, 16), dtype=np.float32)] for n in lengths]
+
+
+@pytest.mark.parametrize("spec", ["lighthouse:default", "lighthouse-onnx:default"])
+def test_dynamic_cases_are_checked_at_every_size(spec):
+    from lighthouse.suite.case import Case
+    from lighthouse.suite.worker import Worker
+
+    first, *others = _sequences(8, 3, 40)
+    case = Case(
+        "tokens",
+        first,
+        torch=Tokens().eval(),
+        dynamic={0: {1: ("sequence", 2, 64)}},
+        also_at=others,
+    )
+    record, _ = Worker(None, threads=1).check(spec, case, case.expected())
+    assert record["status"] == "pass", record
+
+
+def test_a_case_compiled_for_fixed_sizes_fails_at_others():
+    from lighthouse.suite.case import Case
+    from lighthouse.suite.worker import Worker
+
+    first, other = _sequences(8, 3)
+    case = Case("tokens", first, torch=Tokens().eval(), also_at=[other])
+    record, _ = Worker(None, threads=1).check("lighthouse:default", case, case.expected())
+    assert record["status"] == "run-error"
+    assert record["message"].startswith("at input sizes 1x3x16: ")
+
+
+def test_scaled_absolute_tolerance_follows_each_output():
+    from lighthouse.suite.case import Case
+
+    case = Case("scaled", [], expected=[], atol=1e-3, scaled_atol=True)
+    small, large = np.full(3, 0.02, np.float32), np.array([-40.0, 1.0, np.inf], np.float32)
+    assert case.atols([small, large, np.arange(3)]) == pytest.approx([2e-5, 4e-2, 1e-3])
+    assert Case("fixed", [], expected=[], atol=1e-3).atols([small, large]) == [1e-3, 1e-3]
+    # Within 1e-3 of an output's largest magnitude passes; 2% of it fails.
+    assert compare_outputs([small + 0.00001], [small], 0.0, case.atols([small])).ok
+    assert not compare_outputs([small + 0.0004], [small], 0.0, case.atols([small])).ok
