@@ -28,6 +28,14 @@ mkdir -p build
 .venv/bin/lh-suite run --corpus onnx-node,torch-ops \
   --compiler lighthouse:default,lighthouse:loops --sample 150 --no-timing --jobs 2 \
   --timeout 60 --expect test/conformance -o build/conformance-sample.jsonl
+echo "== conformance: a sample of the torchvision and transformers corpora (lh-suite) =="
+# The smallest of each family of model people bring, compiled whole through
+# torch.export and through ONNX, one of them for dynamic sizes; the whole
+# corpora on demand (docs/testing-compilers.md).
+.venv/bin/lh-suite run --corpus torchvision,transformers \
+  --compiler lighthouse:default,lighthouse-onnx:default \
+  --only '^(squeezenet1_1|shufflenet_v2_x0_5|electra|electra_dynamic|gpt_neox_decode)$' \
+  --no-timing --timeout 300 --expect test/conformance -o build/zoo-sample.jsonl
 echo "== the repaired wheel, in a fresh virtual environment =="
 build_tools/build_wheel.sh
 exec build_tools/test_wheel.sh "$@"
