@@ -142,18 +142,21 @@ def _import_torch(program, path: str) -> Sequence[Optional[np.dtype]]:
     bytecode; returns the dtypes of its results (None where unknown).
 
     The program takes the decompositions lighthouse applies (torch-mlir's),
-    and IREE's copy of torch-mlir's FX importer imports it: the IR is built
-    by the MLIR and the torch dialect that iree-compile has (lighthouse's
-    import, printed and parsed, gives iree-compile the same results)."""
+    its state is frozen as lighthouse freezes it (buffers of every kind,
+    tensors in lists), and IREE's copy of torch-mlir's FX importer imports
+    it: the IR is built by the MLIR and the torch dialect that iree-compile
+    has (lighthouse's import, printed and parsed, gives iree-compile the
+    same results)."""
     import torch
     from iree.compiler import ir
     from iree.compiler.extras.fx_importer import FxImporter
 
+    from lighthouse.ingress._torch_program import frozen
     from lighthouse.ingress.torch import export
 
     program = export(program)
     importer = FxImporter(context=ir.Context())
-    importer.import_frozen_program(program, func_name="main")
+    importer.import_graph_module(frozen(program), func_name="main")
     with open(path, "wb") as f:
         importer.module.operation.write_bytecode(f)
     # The function's results are the graph's outputs, in order.
