@@ -2,6 +2,7 @@
 outputs any compiler must reproduce."""
 
 import copy
+import inspect
 import io
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -222,10 +223,16 @@ class Case:
         for sizes in self.dynamic.values():
             for name, low, high in sizes.values():
                 dims.setdefault(name, torch.export.Dim(name, min=low, max=high))
-        return tuple(
+        shapes = tuple(
             {dim: dims[name] for dim, (name, _, _) in self.dynamic.get(index, {}).items()} or None
             for index in range(len(self.inputs))
         )
+        # torch.export matches them to forward's parameters: a forward taking
+        # `*inputs` has one, the tuple of them.
+        parameters = list(inspect.signature(self.form("torch").forward).parameters.values())
+        if len(parameters) == 1 and parameters[0].kind == inspect.Parameter.VAR_POSITIONAL:
+            return (shapes,)
+        return shapes
 
 
 def _is_module(value) -> bool:
