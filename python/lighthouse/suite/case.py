@@ -227,11 +227,13 @@ class Case:
             {dim: dims[name] for dim, (name, _, _) in self.dynamic.get(index, {}).items()} or None
             for index in range(len(self.inputs))
         )
-        # torch.export matches them to forward's parameters: a forward taking
-        # `*inputs` has one, the tuple of them.
-        parameters = list(inspect.signature(self.form("torch").forward).parameters.values())
-        if len(parameters) == 1 and parameters[0].kind == inspect.Parameter.VAR_POSITIONAL:
-            return (shapes,)
+        # torch.export matches them to forward's parameters: `*inputs` takes
+        # the tuple of the rest.
+        matched = []
+        for parameter in inspect.signature(self.form("torch").forward).parameters.values():
+            if parameter.kind == inspect.Parameter.VAR_POSITIONAL:
+                return (*matched, shapes[len(matched) :])
+            matched.append(shapes[len(matched)] if len(matched) < len(shapes) else None)
         return shapes
 
 
