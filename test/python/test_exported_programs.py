@@ -132,3 +132,29 @@ def test_importer_failures_name_the_node_module_and_source_line():
     assert "test_exported_programs.py:" in message and "self.half_complex" in message
     assert "complex32" in message  # The importer's own message.
     assert isinstance(error.__cause__, AssertionError)
+
+
+class PooledTokens(torch.nn.Module):
+    """A pooling to one pixel (swin's pooler; torchvision classifiers' heads
+    are the same in 2-D): its decomposition ends in a row-major as_strided."""
+
+    def __init__(self):
+        super().__init__()
+        self.pool = torch.nn.AdaptiveAvgPool1d(1)
+
+    def forward(self, x):
+        return self.pool(x.transpose(1, 2)).flatten(1)
+
+
+def test_row_major_as_strided_is_a_view_at_dynamic_sizes():
+    model = PooledTokens().eval()
+    batch = torch.export.Dim("batch", min=1, max=8)
+    compiled = lighthouse.compile(model, (torch.randn(2, 49, 32),), dynamic_shapes=({0: batch},))
+    for size in (1, 5):
+        x = torch.randn(size, 49, 32)
+        np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6)
+    # At static sizes too: a view, not a gather of every element.
+    static = lighthouse.compile(model, (torch.randn(2, 49, 32),), dump_ir=True)
+    assert "torch.aten.view" in static.ir["torch"]
+    assert "torch.aten.as_strided" not in static.ir["torch"]
+    assert "torch.aten.index.Tensor" not in static.ir["torch"]
