@@ -45,6 +45,17 @@ class BuffersInLists(torch.nn.Module):
         return picked.sum() + self.index.sum(), rows * self.row
 
 
+class ReturnsItsBuffer(torch.nn.Module):
+    """A buffer that is itself one of the model's results."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("table", torch.arange(6.0).reshape(2, 3), persistent=False)
+
+    def forward(self, x):
+        return x + 1, self.table
+
+
 class LiftedConstant(torch.nn.Module):
     """A tensor made in `forward`: torch.export lifts it into a constant."""
 
@@ -58,8 +69,9 @@ class LiftedConstant(torch.nn.Module):
         (NonPersistentBuffers(), [torch.randn(8, 16)]),
         (BuffersInLists(), [torch.randn(4, 5), torch.randn(2, 4)]),
         (LiftedConstant(), [torch.randn(2, 3)]),
+        (ReturnsItsBuffer(), [torch.randn(2, 3)]),
     ],
-    ids=["non-persistent-buffers", "buffers-in-lists", "lifted-constant"],
+    ids=["non-persistent-buffers", "buffers-in-lists", "lifted-constant", "buffer-as-result"],
 )
 def test_state_of_every_kind_compiles_and_matches_eager(model, inputs):
     model.eval()

@@ -18,6 +18,7 @@ from typing import Optional
 
 import torch
 from torch.export.graph_signature import InputKind, OutputKind
+from torch.fx.passes.shape_prop import _extract_tensor_metadata
 
 from ._torch_mlir import ImporterError, failing_local
 
@@ -127,7 +128,8 @@ def _row_major_as_strided_as_views(graph: torch.fx.Graph) -> None:
 
 def _listed_as_nodes(module: torch.fx.GraphModule, user, argument):
     """`argument` of the node `user`, each tensor in it that is a list's item
-    replaced by a `get_attr` node of its own, placed before `user`."""
+    (or a result of the graph's output node) replaced by a `get_attr` node of
+    its own, placed before `user`."""
     if not isinstance(argument, (list, tuple)):
         return argument
 
@@ -137,7 +139,10 @@ def _listed_as_nodes(module: torch.fx.GraphModule, user, argument):
         name = f"_lighthouse_state_{len(module.graph.nodes)}"
         module.register_buffer(name, value.detach())
         with module.graph.inserting_before(user):
-            return module.graph.get_attr(name)
+            node = module.graph.get_attr(name)
+        # The importer types a function's results by their nodes' metadata.
+        node.meta["tensor_meta"] = _extract_tensor_metadata(value)
+        return node
 
     return type(argument)(placed(item) for item in argument)
 
