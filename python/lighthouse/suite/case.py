@@ -1,6 +1,7 @@
 """A case of a corpus: a workload in one or more forms, its inputs, and the
 outputs any compiler must reproduce."""
 
+import contextlib
 import copy
 import inspect
 import io
@@ -213,28 +214,34 @@ class Case:
         return first
 
     def torch_dynamic_shapes(self):
-        """`dynamic` as `torch.export`'s `dynamic_shapes` of the inputs taken
-        positionally (one `Dim` per name), or None for a case of fixed sizes."""
-        if not self.dynamic:
-            return None
-        import torch
+        """`dynamic` as `torch.export`'s `dynamic_shapes` of the torch form's
+        inputs, or None for a case of fixed sizes."""
+        return _torch_dynamic_shapes(self.form("torch"), self.dynamic, len(self.inputs))
 
-        dims = {}
-        for sizes in self.dynamic.values():
-            for name, low, high in sizes.values():
-                dims.setdefault(name, torch.export.Dim(name, min=low, max=high))
-        shapes = tuple(
-            {dim: dims[name] for dim, (name, _, _) in self.dynamic.get(index, {}).items()} or None
-            for index in range(len(self.inputs))
-        )
-        # torch.export matches them to forward's parameters: `*inputs` takes
-        # the tuple of the rest.
-        matched = []
-        for parameter in inspect.signature(self.form("torch").forward).parameters.values():
-            if parameter.kind == inspect.Parameter.VAR_POSITIONAL:
-                return (*matched, shapes[len(matched) :])
-            matched.append(shapes[len(matched)] if len(matched) < len(shapes) else None)
-        return shapes
+
+def _torch_dynamic_shapes(module, dynamic, count: int):
+    """`dynamic` (as `Case`'s) as `torch.export`'s `dynamic_shapes` of
+    `count` inputs given positionally to `module` (one `Dim` per name)."""
+    if not dynamic:
+        return None
+    import torch
+
+    dims = {}
+    for sizes in dynamic.values():
+        for name, low, high in sizes.values():
+            dims.setdefault(name, torch.export.Dim(name, min=low, max=high))
+    shapes = tuple(
+        {dim: dims[name] for dim, (name, _, _) in dynamic.get(index, {}).items()} or None
+        for index in range(count)
+    )
+    # torch.export matches them to forward's parameters: `*inputs` takes the
+    # tuple of the rest.
+    matched = []
+    for parameter in inspect.signature(module.forward).parameters.values():
+        if parameter.kind == inspect.Parameter.VAR_POSITIONAL:
+            return (*matched, shapes[len(matched) :])
+        matched.append(shapes[len(matched)] if len(matched) < len(shapes) else None)
+    return shapes
 
 
 def _is_module(value) -> bool:
@@ -330,11 +337,40 @@ def _dynamic_axes(names: Sequence[str], batch: bool, dynamic) -> Optional[dict]:
     return axes or None
 
 
+#: The opset of models exported by torch.export (`torch.onnx.export(...,
+#: dynamo=True)`): the least it exports.
+DYNAMO_EXPORT_OPSET = 18
+
+
 def _export_onnx(module, inputs: Sequence[np.ndarray], dynamic=None) -> bytes:
-    """`export_onnx`, a failure as `Unsupported`: the ONNX form of a case."""
+    """The ONNX form of a case: `export_onnx`; where TorchScript's exporter
+    fails (transformers' causal masks use `aten::diff`, which it does not
+    export) and onnxscript is installed, torch.export's exporter. A failure
+    of both is `Unsupported`, naming each one's error."""
     try:
         return export_onnx(module, inputs, dynamic=dynamic)
     except Exception as error:
+        failed = f"torch.onnx.export failed: {type(error).__name__}: {_first_line(error)}"
+    try:
+        import onnxscript  # noqa: F401 - torch.export's exporter needs it
+    except ImportError:
+        raise Unsupported(f"{failed} (pip install onnxscript for torch.export's)") from None
+    import warnings
+
+    import torch
+
+    try:
+        with warnings.catch_warnings(), torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            program = torch.onnx.export(
+                module,
+                tuple(to_torch(inputs)),
+                dynamo=True,
+                opset_version=DYNAMO_EXPORT_OPSET,
+                dynamic_shapes=_torch_dynamic_shapes(module, dynamic, len(inputs)),
+            )
+        return program.model_proto.SerializeToString()
+    except Exception as error:
         raise Unsupported(
-            f"torch.onnx.export failed: {type(error).__name__}: {_first_line(error)}"
+            f"{failed}; with dynamo=True: {type(error).__name__}: {_first_line(error)}"
         ) from None
