@@ -87,6 +87,10 @@ class LighthouseDynamo(Lighthouse):
 
         from lighthouse.torch_backend import Backend
 
+        # Each case from a fresh Dynamo: the cases of a corpus share forward
+        # methods (a wrapper's), whose compiled graphs Dynamo would otherwise
+        # keep and guard, 8 at most, across cases.
+        torch._dynamo.reset()
         backend = Backend(pipeline=self.variant)
         function = torch.compile(case.form("torch"), backend=backend)
 

@@ -44,6 +44,7 @@ class Inductor(_Torch):
     def _function(self, case: Case):
         import torch
 
+        torch._dynamo.reset()  # Each case from a fresh Dynamo (see LighthouseDynamo).
         function = torch.compile(case.form("torch"))
         with torch.no_grad():
             function(*to_torch([x.copy() for x in case.inputs]))
