@@ -16,11 +16,12 @@ sits in a list as a `get_attr` node of its own, which the importer reads.
 
 from typing import Optional
 
-import torch
-from torch.export.graph_signature import InputKind, OutputKind
-from torch.fx.passes.shape_prop import _extract_tensor_metadata
+from ._torch_mlir import ImporterError, failing_local, require
 
-from ._torch_mlir import ImporterError, failing_local
+torch = require("torch", "torch")
+graph_signature = require("torch.export.graph_signature", "torch")
+shape_prop = require("torch.fx.passes.shape_prop", "torch")
+InputKind, OutputKind = graph_signature.InputKind, graph_signature.OutputKind
 
 __all__ = ["describe_node", "frozen", "import_frozen"]
 
@@ -141,7 +142,7 @@ def _listed_as_nodes(module: torch.fx.GraphModule, user, argument):
         with module.graph.inserting_before(user):
             node = module.graph.get_attr(name)
         # The importer types a function's results by their nodes' metadata.
-        node.meta["tensor_meta"] = _extract_tensor_metadata(value)
+        node.meta["tensor_meta"] = shape_prop._extract_tensor_metadata(value)
         return node
 
     return type(argument)(placed(item) for item in argument)
