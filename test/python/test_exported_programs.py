@@ -170,3 +170,20 @@ def test_row_major_as_strided_is_a_view_at_dynamic_sizes():
     assert "torch.aten.view" in static.ir["torch"]
     assert "torch.aten.as_strided" not in static.ir["torch"]
     assert "torch.aten.index.Tensor" not in static.ir["torch"]
+
+
+class NoInputs(torch.nn.Module):
+    """A model computing from its own state alone (PyTorch's broadcast_shapes
+    samples are such)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("table", torch.arange(3.0), persistent=False)
+
+    def forward(self):
+        return self.table * 2
+
+
+def test_a_model_of_no_inputs_exports_without_example_inputs():
+    compiled = lighthouse.compile(NoInputs(), ())
+    np.testing.assert_array_equal(compiled().numpy(), [0.0, 2.0, 4.0])

@@ -10,6 +10,7 @@ lighthouse context. Lowering runs torch-mlir's passes on torch-mlir's own MLIR
 and brings the result back (see `_torch_mlir`). Needs `lighthouse[torch]`.
 """
 
+import inspect
 import math
 import threading
 from typing import Any, Callable, Dict, Optional, Sequence
@@ -100,7 +101,7 @@ def export(
             raise TypeError(
                 f"example_args must be a tuple of inputs, got {type(example_args).__name__}"
             )
-        if not example_args and not example_kwargs:
+        if not example_args and not example_kwargs and _takes_inputs(model):
             raise ValueError("exporting an nn.Module needs example_args (or example_kwargs)")
         with _TRACING, failures_as(ExportError, f"torch.export could not export {_named(model)}"):
             program = torch.export.export(
@@ -126,6 +127,17 @@ def export(
         ),
     ):
         return _decompose(program, decompositions)
+
+
+def _takes_inputs(model) -> bool:
+    """Whether `model.forward` has a parameter without a default (a model of
+    no inputs, which computes from its own state, exports without any)."""
+    parameters = inspect.signature(model.forward).parameters.values()
+    return any(
+        p.default is inspect.Parameter.empty
+        and p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for p in parameters
+    )
 
 
 def _named(model) -> str:
