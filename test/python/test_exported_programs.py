@@ -188,3 +188,18 @@ def test_a_model_of_no_inputs_exports_without_example_inputs():
     compiled = lighthouse.compile(NoInputs(), ())
     # Without inputs to take the kind of, the result is a numpy array.
     np.testing.assert_array_equal(compiled(), [0.0, 2.0, 4.0])
+
+
+class StridedOverATranspose(torch.nn.Module):
+    """as_strided reads its input's storage: over a transpose, row-major
+    strides read the elements in another order than the transpose's."""
+
+    def forward(self, x):
+        return torch.as_strided(x.t(), (4, 3), (3, 1)) * 1.0
+
+
+def test_as_strided_over_a_transpose_is_not_taken_for_a_view():
+    model = StridedOverATranspose()
+    x = torch.randn(3, 4)
+    compiled = lighthouse.compile(model, (x,))
+    np.testing.assert_array_equal(compiled(x).numpy(), model(x).numpy())

@@ -90,7 +90,8 @@ def frozen(program) -> torch.fx.GraphModule:
 def _row_major_as_strided_as_views(graph: torch.fx.Graph) -> None:
     """Replaces each `aten.as_strided` that reads all of its input's elements
     in their row-major order (no offset, the row-major stride at every
-    dimension that is not of size 1) by a view of the input at its size.
+    dimension that is not of size 1, and an input laid out so itself) by a
+    view of the input at its size.
 
     PyTorch's decomposition of a pooling to 1x1 pixels (every torchvision
     classifier's head, swin's pooler) ends in such an `as_strided` (a mean
@@ -99,32 +100,45 @@ def _row_major_as_strided_as_views(graph: torch.fx.Graph) -> None:
     failed to import ("`size` must be a static int list"), and a static one
     copied what a view leaves in place.
     """
-    from torch.fx.experimental.symbolic_shapes import statically_known_true
-
     for node in list(graph.nodes):
         if node.op != "call_function" or node.target is not torch.ops.aten.as_strided.default:
             continue
         source, size = node.args[0], node.args[1]
         offset = node.args[3] if len(node.args) > 3 else node.kwargs.get("storage_offset")
         value, result = getattr(source, "meta", {}).get("val"), node.meta.get("val")
-        if offset or value is None or result is None:
+        if offset or not isinstance(value, torch.Tensor) or not isinstance(result, torch.Tensor):
             continue
-        sizes, strides = list(result.shape), list(result.stride())
-        row_major = True
-        for index, extent in enumerate(sizes):
-            if statically_known_true(extent == 1):
-                continue
-            inner = 1
-            for later in sizes[index + 1 :]:
-                inner = inner * later
-            row_major = row_major and statically_known_true(strides[index] == inner)
-        if not row_major or not statically_known_true(value.numel() == result.numel()):
+        if not (
+            _row_major(result) and _row_major(value) and _known(value.numel() == result.numel())
+        ):
             continue
         with graph.inserting_before(node):
             view = graph.call_function(torch.ops.aten.view.default, (source, size))
         view.meta = dict(node.meta)
         node.replace_all_uses_with(view)
         graph.erase_node(node)
+
+
+def _known(condition) -> bool:
+    """Whether `condition` (of sizes, maybe symbolic) holds for every size."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    return statically_known_true(condition)
+
+
+def _row_major(tensor) -> bool:
+    """Whether `tensor`'s elements lie in row-major order from its storage's
+    start: the row-major stride at every dimension not of size 1."""
+    if not _known(tensor.storage_offset() == 0):
+        return False
+    sizes, strides = list(tensor.shape), list(tensor.stride())
+    for index, extent in enumerate(sizes):
+        inner = 1
+        for later in sizes[index + 1 :]:
+            inner = inner * later
+        if not _known(extent == 1) and not _known(strides[index] == inner):
+            return False
+    return True
 
 
 def _listed_as_nodes(module: torch.fx.GraphModule, user, argument):
