@@ -74,13 +74,10 @@ windowTiles(linalg::LinalgOp op, std::optional<int64_t> rowWidth) {
     auto filter = cast<ShapedType>(op.getDpsInputs()[1].getType());
     int64_t inputChannels = filter.getDimSize(1),
             columns = filter.getDimSize(3);
-    int64_t part =
-        std::min(inputChannels,
-                 kMaxWindowTerms / std::max<int64_t>(widthTile * columns, 1));
-    while (part > 0 && inputChannels % part != 0)
-      --part;
-    if (part == 0)
+    int64_t bound = kMaxWindowTerms / std::max<int64_t>(widthTile * columns, 1);
+    if (bound == 0)
       return std::nullopt;
+    int64_t part = largestDivisorAtMost(inputChannels, bound);
     return SmallVector<int64_t>{
         1, channelTile, 1, widthTile, part == inputChannels ? 0 : part, 1, 0};
   }

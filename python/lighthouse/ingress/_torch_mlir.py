@@ -73,16 +73,21 @@ def failures_as(error_class, what: str):
         raise error_class(f"{what}: {type(error).__name__}: {error}") from error
 
 
-def failing_local(error: BaseException, name: str, kind: type):
-    """The value of the local variable `name`, of type `kind`, in the
-    innermost frame of `error`'s traceback that has one (the node an
-    importer was importing when it raised), else None."""
-    found = None
+def importer_failure(error: Exception, importer: str, node_kind: type, describe) -> ImporterError:
+    """`error`, raised by torch-mlir's `importer` ("FX", "ONNX"), as an
+    `ImporterError` at the node it was importing: the innermost frame of its
+    traceback with a local `node` of type `node_kind`, described by
+    `describe(node)`."""
+    node = None
     for frame, _ in traceback.walk_tb(error.__traceback__):
-        value = frame.f_locals.get(name)
-        if isinstance(value, kind):
-            found = value
-    return found
+        value = frame.f_locals.get("node")
+        if isinstance(value, node_kind):
+            node = value
+    at = f" at {describe(node)}" if node is not None else ""
+    return ImporterError(
+        f"torch-mlir's {importer} importer failed{at}: {type(error).__name__}: {error}",
+        node=node.name if node is not None else None,
+    )
 
 
 class LoweringError(IngressError):

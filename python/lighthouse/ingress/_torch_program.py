@@ -16,11 +16,12 @@ sits in a list as a `get_attr` node of its own, which the importer reads.
 
 from typing import Optional
 
-from ._torch_mlir import ImporterError, failing_local, require
+from ._torch_mlir import ImporterError, importer_failure, require
 
 torch = require("torch", "torch")
 graph_signature = require("torch.export.graph_signature", "torch")
 shape_prop = require("torch.fx.passes.shape_prop", "torch")
+symbolic_shapes = require("torch.fx.experimental.symbolic_shapes", "torch")
 InputKind, OutputKind = graph_signature.InputKind, graph_signature.OutputKind
 
 __all__ = ["describe_node", "frozen", "import_frozen"]
@@ -121,9 +122,7 @@ def _row_major_as_strided_as_views(graph: torch.fx.Graph) -> None:
 
 def _known(condition) -> bool:
     """Whether `condition` (of sizes, maybe symbolic) holds for every size."""
-    from torch.fx.experimental.symbolic_shapes import statically_known_true
-
-    return statically_known_true(condition)
+    return symbolic_shapes.statically_known_true(condition)
 
 
 def _row_major(tensor) -> bool:
@@ -165,9 +164,10 @@ def _listed_as_nodes(module: torch.fx.GraphModule, user, argument):
 def describe_node(node) -> str:
     """Where in the model an FX node is: its name and op, the innermost module
     it was traced in, and the line of the model's source it comes from."""
-    target = getattr(node.target, "__name__", None) or str(node.target)
     if isinstance(node.target, torch._ops.OpOverload):
-        target = f"aten.{node.target.__name__}" if node.target.namespace == "aten" else target
+        target = f"{node.target.namespace}.{node.target.__name__}"
+    else:
+        target = getattr(node.target, "__name__", None) or str(node.target)
     text = f"node {node.name!r} ({target})"
     stack = node.meta.get("nn_module_stack") or {}
     if stack:
@@ -218,9 +218,4 @@ def import_frozen(program, importer, func_name: str = "main") -> None:
     try:
         importer.import_graph_module(module, func_name=func_name)
     except Exception as error:  # noqa: BLE001 - any importer failure is named as such
-        node = failing_local(error, "node", torch.fx.Node)
-        at = f" at {describe_node(node)}" if node is not None else ""
-        raise ImporterError(
-            f"torch-mlir's FX importer failed{at}: {type(error).__name__}: {error}",
-            node=node.name if node is not None else None,
-        ) from error
+        raise importer_failure(error, "FX", torch.fx.Node, describe_node) from error

@@ -27,8 +27,8 @@ from ._torch_mlir import (
     IngressError,
     LoweringCrash,
     LoweringError,
-    failing_local,
     import_context,
+    importer_failure,
     require,
 )
 from ._unsigned import STAGE as UNSIGNED_CHECK
@@ -231,11 +231,8 @@ def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Modul
         )
         importer.import_all()
     except Exception as error:  # noqa: BLE001 - any importer failure is named as such
-        node = failing_local(error, "node", onnx.NodeProto)
-        at = f" at ONNX node {node.name!r} ({node.op_type})" if node is not None else ""
-        raise ImporterError(
-            f"torch-mlir's ONNX importer failed{at}: {type(error).__name__}: {error}",
-            node=node.name if node is not None else None,
+        raise importer_failure(
+            error, "ONNX", onnx.NodeProto, lambda node: f"ONNX node {node.name!r} ({node.op_type})"
         ) from error
     locate_the_unlocated(module, proto)
     module.operation.verify()

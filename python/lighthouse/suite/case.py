@@ -236,11 +236,10 @@ def _torch_dynamic_shapes(module, dynamic, count: int):
     )
     # torch.export matches them to forward's parameters: `*inputs` takes the
     # tuple of the rest.
-    matched = []
-    for parameter in inspect.signature(module.forward).parameters.values():
+    parameters = inspect.signature(module.forward).parameters.values()
+    for index, parameter in enumerate(parameters):
         if parameter.kind == inspect.Parameter.VAR_POSITIONAL:
-            return (*matched, shapes[len(matched) :])
-        matched.append(shapes[len(matched)] if len(matched) < len(shapes) else None)
+            return (*shapes[:index], shapes[index:])
     return shapes
 
 

@@ -15,6 +15,7 @@ has no reference), `done`.
 
 import argparse
 import copy
+import itertools
 import json
 import os
 import re
@@ -65,6 +66,12 @@ def _raised_in(error: BaseException) -> str:
         if marker in parts and parts.index(marker) + 1 < len(parts):
             return Path(parts[parts.index(marker) + 1]).stem
     return "lighthouse" if "lighthouse" in parts else path.name
+
+
+def _at_sizes(inputs) -> str:
+    """The prefix of a failure's message at other input sizes than the case's."""
+    shapes = ("x".join(map(str, x.shape)) for x in inputs if hasattr(x, "shape"))
+    return f"at input sizes {', '.join(shapes)}: "
 
 
 class Worker:
@@ -182,37 +189,32 @@ class Worker:
         record.update(compiler.notes)
         record["compile_seconds"] = time.perf_counter() - start
         inputs = copy.deepcopy(case.inputs)
-        start = time.perf_counter()
-        try:
-            outputs = to_numpy(function(inputs))
-        except Exception as error:
-            return {**record, "status": "run-error", **_error_fields(error)}, None
-        record["first_call_seconds"] = time.perf_counter() - start
-        comparison = compare_outputs(outputs, expected, case.rtol, case.atols(expected))
-        record.update(
-            max_abs_error=comparison.max_abs_error, max_rel_error=comparison.max_rel_error
+        # The compiled code at the case's inputs, then at its other sizes.
+        checks = itertools.chain(
+            [(inputs, expected, "")],
+            (
+                (copy.deepcopy(given), case.expected_at(index), _at_sizes(given))
+                for index, given in enumerate(case.also_at)
+            ),
         )
-        if not comparison.ok:
-            return {**record, "status": "mismatch", "message": comparison.message}, None
-        # The same code at the case's other sizes.
-        for index, inputs_at in enumerate(case.also_at):
-            at = "at input sizes " + ", ".join(
-                "x".join(map(str, x.shape)) for x in inputs_at if hasattr(x, "shape")
-            )
+        for given, want, at in checks:
+            start = time.perf_counter()
             try:
-                outputs = to_numpy(function(copy.deepcopy(inputs_at)))
+                outputs = to_numpy(function(given))
             except Exception as error:
                 fields = _error_fields(error)
-                fields["message"] = f"{at}: {fields['message']}"[:MESSAGE_CHARS]
+                fields["message"] = (at + fields["message"])[:MESSAGE_CHARS]
                 return {**record, "status": "run-error", **fields}, None
-            at_expected = case.expected_at(index)
-            comparison = compare_outputs(outputs, at_expected, case.rtol, case.atols(at_expected))
+            seconds = time.perf_counter() - start
+            comparison = compare_outputs(outputs, want, case.rtol, case.atols(want))
+            if given is inputs:
+                record.update(
+                    first_call_seconds=seconds,
+                    max_abs_error=comparison.max_abs_error,
+                    max_rel_error=comparison.max_rel_error,
+                )
             if not comparison.ok:
-                return {
-                    **record,
-                    "status": "mismatch",
-                    "message": f"{at}: {comparison.message}",
-                }, None
+                return {**record, "status": "mismatch", "message": at + comparison.message}, None
         return {**record, "status": "pass"}, lambda: function(inputs)
 
 

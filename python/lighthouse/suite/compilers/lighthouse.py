@@ -87,18 +87,15 @@ class LighthouseDynamo(Lighthouse):
 
         from lighthouse.torch_backend import Backend
 
-        # Each case from a fresh Dynamo: the cases of a corpus share forward
-        # methods (a wrapper's), whose compiled graphs Dynamo would otherwise
-        # keep and guard, 8 at most, across cases.
-        torch._dynamo.reset()
+        from .torch import compiled_by_dynamo
+
         backend = Backend(pipeline=self.variant)
-        function = torch.compile(case.form("torch"), backend=backend)
+        function = compiled_by_dynamo(case, backend=backend)
 
         def run(inputs):
             with torch.no_grad():
                 return function(*to_torch(inputs))
 
-        run([x.copy() if hasattr(x, "copy") else x for x in case.inputs])
         eager = sorted({op for graph in backend.graphs for op in graph.eager_ops})
         if eager:
             self.notes["eager_ops"] = eager

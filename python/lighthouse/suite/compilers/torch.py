@@ -37,15 +37,25 @@ class Eager(_Torch):
         return case.form("torch")
 
 
+def compiled_by_dynamo(case: Case, **options):
+    """`torch.compile(case.form("torch"), **options)`, compiled by a first call
+    on copies of the case's inputs, so that a compiler's `compile` counts its
+    compile time; from a fresh Dynamo, as the cases of a corpus share forward
+    methods (a wrapper's), whose compiled graphs Dynamo would otherwise keep
+    and guard, 8 at most, across cases (the 9th transformers model of a
+    worker timed out)."""
+    import torch
+
+    torch._dynamo.reset()
+    function = torch.compile(case.form("torch"), **options)
+    with torch.no_grad():
+        function(*to_torch([x.copy() if hasattr(x, "copy") else x for x in case.inputs]))
+    return function
+
+
 class Inductor(_Torch):
     """`torch.compile(module)` with inductor's defaults; compiled (on the first
     call) within `compile`, so that its compile time is counted as such."""
 
     def _function(self, case: Case):
-        import torch
-
-        torch._dynamo.reset()  # Each case from a fresh Dynamo (see LighthouseDynamo).
-        function = torch.compile(case.form("torch"))
-        with torch.no_grad():
-            function(*to_torch([x.copy() for x in case.inputs]))
-        return function
+        return compiled_by_dynamo(case)

@@ -329,20 +329,12 @@ def _positional(model, names):
     return Positional().eval()
 
 
-def _cache_argument(model) -> str:
-    """The keyword `model.forward` takes its key/value cache by."""
-    parameters = inspect.signature(model.forward).parameters
-    return "cache" if "cache" in parameters else "past_key_values"
-
-
 def _decode_step(model, config, layers: int):
     """`model`, a causal language model, as one decode step: called with a
     token and each layer's past keys and values (key 0, value 0, key 1, ...),
     returning the logits and the keys and values with the token's appended."""
     import torch
     from transformers import DynamicCache
-
-    keyword = _cache_argument(model)
 
     class DecodeStep(torch.nn.Module):
         def __init__(self):
@@ -353,7 +345,7 @@ def _decode_step(model, config, layers: int):
             cache = DynamicCache(config=config)
             for layer in range(layers):
                 cache.update(past[2 * layer], past[2 * layer + 1], layer)
-            outputs = self.model(input_ids=token, use_cache=True, **{keyword: cache})
+            outputs = self.model(input_ids=token, use_cache=True, cache=cache)
             updated = outputs.past_key_values
             return (
                 outputs.logits,
@@ -386,6 +378,14 @@ _WAYS = {
     "_decode_dynamic": ("dynamic", ("decoder",)),
 }
 
+#: The corpus's cases: (model, way) by case name.
+_CASES = {
+    base + suffix: (base, suffix)
+    for base, (family, *_rest) in _MODELS.items()
+    for suffix, (_tag, families) in _WAYS.items()
+    if family in families
+}
+
 #: Sizes a dynamic case is checked at besides the one it was compiled at:
 #: sequence lengths (up to DYNAMIC_LENGTH), batches, past lengths.
 OTHER_LENGTHS = (5, 300)
@@ -402,24 +402,17 @@ class TransformersModels(Corpus):
     )
 
     def cases(self):
-        listed = []
-        for name, (family, *_rest) in _MODELS.items():
-            for suffix, (tag, families) in _WAYS.items():
-                if family in families:
-                    listed.append(CaseInfo(name + suffix, family=tag or family, op=name))
-        return listed
+        return [
+            CaseInfo(case, family=_WAYS[suffix][0] or _MODELS[base][0], op=base)
+            for case, (base, suffix) in _CASES.items()
+        ]
 
     def load(self, name: str) -> Case:
         import torch
 
-        for suffix in sorted(_WAYS, key=len, reverse=True):
-            base = name[: len(name) - len(suffix)]
-            if name.endswith(suffix) and base in _MODELS:
-                break
-        else:
-            base, suffix = name, None
-        if suffix is None or _MODELS[base][0] not in _WAYS[suffix][1]:
+        if name not in _CASES:
             raise ValueError(f"the transformers corpus has no model {name!r}")
+        base, suffix = _CASES[name]
         family, model_class, config_class, settings, spec = _MODELS[base]
         transformers = _transformers()
         config = getattr(transformers, config_class)(**settings)
