@@ -15,6 +15,7 @@ from lighthouse.suite.case import Case, Unsupported, to_numpy
 from lighthouse.suite.compilers.iree import Iree, IreeCompileError
 from lighthouse.suite.compilers.onnxruntime import OnnxRuntime
 from lighthouse.suite.worker import Worker
+from lighthouse.suite.plugins import create_compiler
 
 onnx = pytest.importorskip("onnx", reason="needs lighthouse[onnx]")
 torch = pytest.importorskip("torch", reason="needs lighthouse[torch]")
@@ -336,3 +337,23 @@ def test_missing_packages_make_each_unsupported(monkeypatch):
     monkeypatch.setitem(sys.modules, "iree.compiler", None)
     with pytest.raises(Unsupported, match=r"lighthouse\[iree\].*iree-base-compiler"):
         Iree().setup(1)
+
+
+# ===------------------------------------------------------------------------===#
+# The peers at their best settings
+# ===------------------------------------------------------------------------===#
+
+
+@pytest.mark.parametrize("spec", ["inductor:freezing", "iree:O3"])
+def test_peers_at_their_best_settings(spec):
+    if spec.startswith("iree"):
+        pytest.importorskip("iree.compiler", reason=NEEDS_IREE)
+    compiler = create_compiler(spec)
+    compiler.setup(2)
+    case = torch_case()
+    assert_outputs(run(compiler, case, "torch"), case.expected())
+
+
+def test_a_variant_a_compiler_does_not_have_is_named():
+    with pytest.raises(ValueError, match="'inductor' has no variant 'O3'; it has inductor, "):
+        create_compiler("inductor:O3")

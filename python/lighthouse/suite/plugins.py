@@ -203,7 +203,8 @@ def create_compiler(spec: str) -> Compiler:
     """The compiler `name` or `name:variant`.
 
     Raises:
-      ValueError: no installed package declares a compiler of that name.
+      ValueError: no installed package declares a compiler of that name, or
+        it has no such variant.
     """
     name, _, variant = spec.partition(":")
     entry_points = _entry_points(COMPILERS_GROUP)
@@ -211,6 +212,11 @@ def create_compiler(spec: str) -> Compiler:
         raise ValueError(
             f"unknown compiler {name!r}; installed: {', '.join(compiler_names()) or 'none'}"
         )
-    compiler = _load(entry_points[name], "compiler")(variant or None)
+    compiler_class = _load(entry_points[name], "compiler")
+    known = compiler_class.variants()
+    if (variant or None) not in known:
+        listed = ", ".join(f"{name}:{v}" if v else name for v in known)
+        raise ValueError(f"compiler {name!r} has no variant {variant!r}; it has {listed}")
+    compiler = compiler_class(variant or None)
     compiler.name = spec
     return compiler

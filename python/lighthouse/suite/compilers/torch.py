@@ -1,6 +1,8 @@
 """PyTorch as a compiler: eager execution (the reference of torch corpora) and
 inductor (`torch.compile`)."""
 
+from typing import List, Optional
+
 from ..case import Case, Unsupported, to_torch
 from ..plugins import Compiler
 
@@ -54,8 +56,15 @@ def compiled_by_dynamo(case: Case, **options):
 
 
 class Inductor(_Torch):
-    """`torch.compile(module)` with inductor's defaults; compiled (on the first
-    call) within `compile`, so that its compile time is counted as such."""
+    """`torch.compile(module)` with inductor's defaults (`inductor`) or at its
+    best settings for inference (`inductor:freezing`: the weights folded in as
+    constants); compiled (on the first call) within `compile`, so that its
+    compile time is counted as such."""
+
+    @classmethod
+    def variants(cls) -> List[Optional[str]]:
+        return [None, "freezing"]
 
     def _function(self, case: Case):
-        return compiled_by_dynamo(case)
+        options = {"freezing": True} if self.variant == "freezing" else None
+        return compiled_by_dynamo(case, options=options)
