@@ -203,3 +203,91 @@ def test_as_strided_over_a_transpose_is_not_taken_for_a_view():
     x = torch.randn(3, 4)
     compiled = lighthouse.compile(model, (x,))
     np.testing.assert_array_equal(compiled(x).numpy(), model(x).numpy())
+
+
+class TokensThroughALinearMap(torch.nn.Module):
+    """Hidden states flattened over batch and sequence for a matrix product,
+    then unflattened: what every transformers model does with its hidden
+    states. Both sizes dynamic, `[b, n, d] -> [b*n, d]` pairs no size of the
+    input with one of the result."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(16)
+        self.weight = torch.nn.Parameter(torch.randn(16, 8))
+
+    def forward(self, x):
+        b, n, d = x.shape
+        h = self.norm(x).view(b * n, d) @ self.weight
+        return h.view(b, n, 8).reshape(b, n * 4, 2)
+
+
+@pytest.mark.parametrize("pipeline", ["default", "loops"])
+def test_views_over_several_dynamic_sizes_match_eager_at_every_size(pipeline):
+    model = TokensThroughALinearMap().eval()
+    batch = torch.export.Dim("batch", min=1, max=8)
+    length = torch.export.Dim("length", min=2, max=64)
+    compiled = lighthouse.compile(
+        model,
+        (torch.randn(2, 5, 16),),
+        dynamic_shapes=({0: batch, 1: length},),
+        pipeline=pipeline,
+        dump_ir=True,
+    )
+    for b, n in ((2, 5), (3, 7), (1, 64), (8, 2)):
+        x = torch.randn(b, n, 16)
+        np.testing.assert_allclose(
+            compiled(x).numpy(), model(x).detach().numpy(), rtol=1e-5, atol=1e-5
+        )
+    # The views are collapses and expansions of the runs of sizes they join.
+    torch_ir = compiled.ir["torch"]
+    assert "torch.aten.flatten.using_ints" in torch_ir
+    assert "torch.aten.unflatten.int" in torch_ir
+
+
+def test_views_at_one_dynamic_size_stay_views():
+    model = TokensThroughALinearMap().eval()
+    batch = torch.export.Dim("batch", min=1, max=8)
+    compiled = lighthouse.compile(
+        model, (torch.randn(2, 5, 16),), dynamic_shapes=({0: batch},), dump_ir=True
+    )
+    assert "torch.aten.flatten" not in compiled.ir["torch"]
+    x = torch.randn(3, 5, 16)
+    np.testing.assert_allclose(compiled(x).numpy(), model(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+class RepeatedKeys(torch.nn.Module):
+    """A key cache grown by one position and repeated for grouped-query
+    attention (transformers' `repeat_kv`): over a named Dim, torch.export
+    makes the guard min(8 + 8n, 32 + 32n) == 8 + 8n, which holds for every
+    n >= 0, and refuses it as not proven over the Dim's range."""
+
+    def forward(self, cache):
+        keys = torch.cat([cache, cache[:, :, :1]], dim=2)
+        b, heads, n, d = keys.shape
+        return keys[:, :, None].expand(b, heads, 4, n, d).reshape(b, heads * 4, n, d) * 2
+
+
+def test_dims_torch_export_refuses_over_a_guard_it_cannot_prove_are_exported_bounded():
+    model = RepeatedKeys()
+    length = torch.export.Dim("length", min=2, max=64)
+    example = (torch.randn(1, 4, 5, 8),)
+    with pytest.raises(Exception, match="Constraints violated"):
+        torch.export.export(model, example, dynamic_shapes=({2: length},))
+    compiled = lighthouse.compile(model, example, dynamic_shapes=({2: length},))
+    for n in (2, 9, 64):
+        x = torch.randn(1, 4, n, 8)
+        np.testing.assert_array_equal(compiled(x).numpy(), model(x).numpy())
+
+
+class SpecializesItsLength(torch.nn.Module):
+    def forward(self, x):
+        return x * 2 if x.shape[0] == 5 else x
+
+
+def test_a_dim_the_model_specializes_is_still_refused():
+    length = torch.export.Dim("length", min=2, max=64)
+    with pytest.raises(ExportError, match="length"):
+        lighthouse.compile(
+            SpecializesItsLength(), (torch.randn(5, 3),), dynamic_shapes=({0: length},)
+        )

@@ -17,6 +17,7 @@ sits in a list as a `get_attr` node of its own, which the importer reads.
 from typing import Optional
 
 from ._torch_mlir import ImporterError, importer_failure, require
+from ._torch_views import views_as_flattens
 
 torch = require("torch", "torch")
 graph_signature = require("torch.export.graph_signature", "torch")
@@ -206,8 +207,9 @@ def _source_line(stack_trace: Optional[str]) -> Optional[str]:
 
 
 def import_frozen(program, importer, func_name: str = "main") -> None:
-    """Imports `program` frozen (`frozen`) with torch-mlir's `importer` as
-    @`func_name`.
+    """Imports `program` frozen (`frozen`), its views of several dynamic sizes
+    as flattens and unflattens (`views_as_flattens`), with torch-mlir's
+    `importer` as @`func_name`.
 
     Raises:
       ImporterError: the importer failed; the message names the node and the
@@ -215,6 +217,7 @@ def import_frozen(program, importer, func_name: str = "main") -> None:
         the error's `__cause__`.
     """
     module = frozen(program)
+    views_as_flattens(module.graph)
     try:
         importer.import_graph_module(module, func_name=func_name)
     except Exception as error:  # noqa: BLE001 - any importer failure is named as such

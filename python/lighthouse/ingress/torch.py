@@ -10,6 +10,7 @@ lighthouse context. Lowering runs torch-mlir's passes on torch-mlir's own MLIR
 and brings the result back (see `_torch_mlir`). Needs `lighthouse[torch]`.
 """
 
+import functools
 import inspect
 import math
 import threading
@@ -29,6 +30,7 @@ from ._torch_mlir import (
     require,
 )
 from ._torch_program import import_frozen
+from ._torch_views import BACKEND_LEGAL_OPS as VIEW_OPS
 from ._unsigned import run_checked_pipelines
 
 __all__ = [
@@ -47,6 +49,8 @@ __all__ = [
 torch = require("torch", "torch")
 fx_importer = require("lighthouse.extras.fx_importer", "torch")
 fx_decomp_util = require("lighthouse.extras.fx_decomp_util", "torch")
+dynamo_exc = require("torch._dynamo.exc", "torch")
+pytree = require("torch.utils._pytree", "torch")
 
 # torch.export and its decompositions keep their tracing state in globals
 # (torch's dispatch mode stack): traces from two threads at once fail in both
@@ -58,7 +62,8 @@ TORCH_TO_LINALG_STAGES = [
     (
         "torch-mlir's lowering to the torch backend contract",
         "builtin.module(func.func(torch-match-quantized-custom-ops),"
-        "torchdynamo-export-to-torch-backend-pipeline)",
+        "torchdynamo-export-to-torch-backend-pipeline"
+        f"{{backend-legal-ops={','.join(VIEW_OPS)}}})",
     ),
     (
         "torch-mlir's lowering from the torch backend contract to linalg on tensors",
@@ -104,13 +109,7 @@ def export(
         if not example_args and not example_kwargs and _takes_inputs(model):
             raise ValueError("exporting an nn.Module needs example_args (or example_kwargs)")
         with _TRACING, failures_as(ExportError, f"torch.export could not export {_named(model)}"):
-            program = torch.export.export(
-                model,
-                tuple(example_args),
-                example_kwargs,
-                dynamic_shapes=dynamic_shapes,
-                strict=strict,
-            )
+            program = _exported(model, tuple(example_args), example_kwargs, dynamic_shapes, strict)
     else:
         raise TypeError(
             "expected a torch.nn.Module or a torch.export.ExportedProgram, got "
@@ -127,6 +126,53 @@ def export(
         ),
     ):
         return _decompose(program, decompositions)
+
+
+def _exported(model, args: tuple, kwargs, dynamic_shapes, strict: bool):
+    """`torch.export.export`, and where it refuses named `Dim`s because it
+    cannot prove a guard it made over their whole range, the export again
+    with each `Dim` a `Dim.DYNAMIC` of the same range, which keeps such a
+    guard as an assertion. LLaMA's decode step with a cache of any length:
+    torch.export could not prove min(64 + 64 past, 256 + 256 past) ==
+    64 + 64 past, which holds for every past >= 0. The second export stands
+    only where every size named dynamic stayed so (none specialized)."""
+    export = functools.partial(torch.export.export, model, args, kwargs, strict=strict)
+    try:
+        return export(dynamic_shapes=dynamic_shapes)
+    except dynamo_exc.UserError as error:
+        if error.error_type != dynamo_exc.UserErrorType.CONSTRAINT_VIOLATION:
+            raise
+        named = pytree.tree_leaves(dynamic_shapes, is_leaf=_is_dim)
+        if not any(_is_dim(leaf) for leaf in named):
+            raise
+        hinted = pytree.tree_map(_as_hint, dynamic_shapes, is_leaf=_is_dim)
+        try:
+            program = export(dynamic_shapes=hinted)
+        except Exception:  # noqa: BLE001 - the first refusal is the one to report
+            raise error from None
+        if _dynamic_sizes(program) < sum(1 for leaf in named if _is_dim(leaf)):
+            raise error
+        return program
+
+
+def _is_dim(value) -> bool:
+    return isinstance(value, torch.export.Dim)
+
+
+def _as_hint(value):
+    return torch.export.Dim.DYNAMIC(min=value.min, max=value.max) if _is_dim(value) else value
+
+
+def _dynamic_sizes(program) -> int:
+    """The number of sizes of `program`'s user inputs that are symbolic."""
+    inputs = set(program.graph_signature.user_inputs)
+    return sum(
+        1
+        for node in program.graph.nodes
+        if node.op == "placeholder" and node.name in inputs
+        for size in getattr(node.meta.get("val"), "shape", ())
+        if not isinstance(size, int)
+    )
 
 
 def _takes_inputs(model) -> bool:

@@ -368,7 +368,7 @@ def _past_shape(model):
 
 #: The ways a model is run, by the suffix of its cases' names: (family tag,
 #: the model families that have it). "_dynamic": compiled once for any
-#: sequence length (encoders, decoders) or batch (vision models), checked
+#: batch and sequence length (encoders, decoders) or batch (vision models), checked
 #: at other sizes than it was compiled at; "_decode": one decode step;
 #: "_decode_dynamic": one for any length of the past.
 _WAYS = {
@@ -434,9 +434,11 @@ class TransformersModels(Corpus):
                 options["dynamic"] = {0: {0: ("batch", 1, 8)}}
                 options["also_at"] = [inputs(batch=b) for b in OTHER_BATCHES]
             else:
-                values = inputs()
-                options["dynamic"] = {0: {1: ("sequence", 2, DYNAMIC_LENGTH)}}
-                options["also_at"] = [inputs(length=n) for n in OTHER_LENGTHS]
+                values = inputs(batch=2)
+                options["dynamic"] = {0: {0: ("batch", 1, 8), 1: ("sequence", 2, DYNAMIC_LENGTH)}}
+                options["also_at"] = [
+                    inputs(batch=b, length=n) for b, n in zip(OTHER_BATCHES, OTHER_LENGTHS)
+                ]
         else:
             layers = config.num_hidden_layers
             batch, heads, _, width = _past_shape(model)
