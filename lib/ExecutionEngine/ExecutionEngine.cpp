@@ -3,6 +3,7 @@
 #include "lighthouse/ExecutionEngine/ExecutionEngine.h"
 
 #include "ModuleSplitting.h"
+#include "Weights.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -102,15 +103,18 @@ static void optimize(llvm::Module &module, const CodeGen &codeGen,
   passes.run(module, modules);
 }
 
-/// Optimizes `module` and compiles it into `object`, with a target machine
-/// of its own: parts compile on separate threads.
+/// Optimizes `module` (unless `optimizeFirst` is false) and compiles it into
+/// `object`, with a target machine of its own: parts compile on separate
+/// threads.
 static llvm::Error compile(llvm::Module &module, const CodeGen &codeGen,
-                           llvm::SmallVector<char, 0> &object) {
+                           llvm::SmallVector<char, 0> &object,
+                           bool optimizeFirst = true) {
   llvm::orc::JITTargetMachineBuilder machine = codeGen.machine;
   auto targetMachine = machine.createTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
-  optimize(module, codeGen, **targetMachine);
+  if (optimizeFirst)
+    optimize(module, codeGen, **targetMachine);
   llvm::raw_svector_ostream stream(object);
   llvm::legacy::PassManager passes;
   if ((*targetMachine)
@@ -239,9 +243,13 @@ ExecutionEngine::create(ModuleOp module, const JITOptions &options) {
   registerBuiltinDialectTranslation(context);
   registerLLVMDialectTranslation(context);
   registerOpenMPDialectTranslation(context);
+  // The code is compiled from a copy that refers to the weights, which
+  // compile into an object of their own; the caller's module stays whole.
+  OwningOpRef<ModuleOp> code(module.clone());
+  std::vector<Weight> weights = takeWeights(*code);
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext);
+      translateModuleToLLVMIR(*code, llvmContext);
   if (!llvmModule)
     return llvm::createStringError(
         "the module does not translate to LLVM IR (see the diagnostics)");
@@ -261,6 +269,15 @@ ExecutionEngine::create(ModuleOp module, const JITOptions &options) {
           compileInParts(*llvmModule, countParts(*llvmModule, options.threads),
                          codeGen, engine->objectFiles))
     return std::move(error);
+  if (!weights.empty()) {
+    std::unique_ptr<llvm::Module> data = weightsModule(weights, llvmContext);
+    data->setDataLayout(llvmModule->getDataLayout());
+    data->setTargetTriple(llvmModule->getTargetTriple());
+    if (llvm::Error error =
+            compile(*data, codeGen, engine->objectFiles.emplace_back(),
+                    /*optimizeFirst=*/false))
+      return std::move(error);
+  }
   ExecutionEngine *self = engine.get();
   auto jit = createJit(*machine, options.sharedLibPaths, engine->objectFiles,
                        [self](llvm::Error error) {

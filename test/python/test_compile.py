@@ -2,6 +2,7 @@
 TorchDynamo backend, pipeline plugins, and call-time errors."""
 
 import importlib.metadata
+import json
 import os
 import subprocess
 import sys
@@ -610,6 +611,64 @@ def test_jit_compiles_functions_in_parts(threads):
         engine.lookup("no_such_symbol")
 
 
+def _weights_module(weight: np.ndarray, small: np.ndarray) -> str:
+    """Two functions returning element i of a constant global each: `weight`
+    (2-D) and `small` (1-D)."""
+
+    def global_op(name, array):
+        values = json.dumps(array.tolist())
+        shape = "x".join(map(str, array.shape))
+        llvm_type = "f32"
+        for size in reversed(array.shape):
+            llvm_type = f"array<{size} x {llvm_type}>"
+        return (
+            f"llvm.mlir.global private constant @{name}(dense<{values}> : tensor<{shape}xf32>) "
+            f"{{addr_space = 0 : i32, alignment = 64 : i64}} : !llvm.{llvm_type}"
+        )
+
+    def reader(name):
+        return f"""
+    llvm.func @{name}_at(%i: i64) -> f32 {{
+      %base = llvm.mlir.addressof @{name} : !llvm.ptr
+      %p = llvm.getelementptr %base[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+      %v = llvm.load %p : !llvm.ptr -> f32
+      llvm.return %v : f32
+    }}"""
+
+    return "\n".join(
+        [global_op("weight", weight), global_op("small", small), reader("weight"), reader("small")]
+    )
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_jit_compiles_weights_into_an_object_of_their_own(threads):
+    import ctypes
+
+    from lighthouse import ir
+    from lighthouse._mlir_libs._lighthouse import create_execution_engine
+
+    # 8 KiB: a weight; 64 bytes: a constant left in the code.
+    weight = (np.arange(32 * 64, dtype=np.float32) * 0.5 - 7.0).reshape(32, 64)
+    small = np.arange(16, dtype=np.float32) + 0.25
+    with ir.Context():
+        module = ir.Module.parse(_weights_module(weight, small))
+        engine = create_execution_engine(module, 3, False, threads, [])
+        # The caller's module keeps its constants.
+        assert "dense<" in str(module).split("@small")[0]
+    objects = engine.objects()
+    # A part of code per thread, and the weights.
+    assert len(objects) == threads + 1
+    assert [weight.tobytes() in o for o in objects] == [False] * threads + [True]
+    assert sum(small.tobytes() in o for o in objects[:threads]) == 1
+    assert small.tobytes() not in objects[-1]
+    for name, array in (("weight", weight.reshape(-1)), ("small", small)):
+        entry = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.lookup(f"_mlir_{name}_at"))
+        for index in (0, 1, len(array) // 2, len(array) - 1):
+            i, result = ctypes.c_int64(index), ctypes.c_float()
+            entry((ctypes.c_void_p * 2)(ctypes.addressof(i), ctypes.addressof(result)))
+            assert result.value == array[index]
+
+
 def test_jit_names_a_missing_symbol_at_every_lookup():
     from lighthouse import ir
     from lighthouse._mlir_libs._lighthouse import create_execution_engine
@@ -653,7 +712,8 @@ def test_module_compiled_in_parts_matches_eager_and_saves(tmp_path, pipeline):
     with torch.no_grad():
         expected = module(*inputs)
     compiled = lighthouse.compile(module, inputs, pipeline=pipeline, jit_threads=2)
-    assert len(compiled._owner.objects()) == 2  # The engine's object files.
+    # The engine's object files: two of code, and the weights.
+    assert len(compiled._owner.objects()) == 3
     torch.testing.assert_close(compiled(*inputs), expected, **TOLERANCE)
     compiled.save(tmp_path / "block")
     torch.testing.assert_close(load(tmp_path / "block")(*inputs), expected, **TOLERANCE)

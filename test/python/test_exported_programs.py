@@ -84,6 +84,56 @@ def test_state_of_every_kind_compiles_and_matches_eager(model, inputs):
         np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
+class StateOfEveryDtype(torch.nn.Module):
+    """State of the dtypes the importer reads from the tensors' storage, one
+    tensor not laid out row-major and one used twice, and a boolean and a
+    one-element tensor, which torch-mlir's importer makes itself."""
+
+    def __init__(self):
+        super().__init__()
+        generator = torch.Generator().manual_seed(0)
+
+        def normal(*shape):
+            return torch.randn(*shape, generator=generator)
+
+        self.register_buffer("f64", normal(3, 4).double())
+        self.register_buffer("f16", normal(3, 4).half())
+        self.register_buffer("bf16", normal(3, 4).bfloat16())
+        self.register_buffer("i64", torch.arange(-6, 6).reshape(3, 4) * 2**40)
+        self.register_buffer("i8", torch.arange(-6, 6, dtype=torch.int8).reshape(3, 4))
+        self.register_buffer("u8", torch.arange(244, 256, dtype=torch.uint8).reshape(3, 4))
+        self.register_buffer("transposed", normal(4, 3).t())
+        self.register_buffer("mask", torch.tensor([True, False, True, False]))
+        self.register_buffer("one", torch.tensor([2.5]))
+
+    def forward(self, x):
+        return (
+            x + self.f64.float() + self.transposed * self.transposed,
+            self.f16 * 2,
+            self.bf16 + 1,
+            self.i64 + 1,
+            self.i8 * self.i8,
+            self.u8 + 11,
+            x * self.mask + self.one,
+        )
+
+
+def test_state_is_imported_from_the_tensors_storage_of_every_dtype():
+    model, x = StateOfEveryDtype().eval(), torch.randn(3, 4)
+    text = str(torch_ingress.import_model(model, (x,)))
+    resources = {
+        line.split(":")[0].strip() for line in text.split("dialect_resources")[1].splitlines()
+    }
+    for name in ("float64", "float16", "bfloat16", "int64", "int8", "uint8", "float32"):
+        assert f"torch_tensor_3_4_torch.{name}" in resources
+    # The importer's own: the mask as a uint8 copy, the one element as a splat.
+    assert "torch_tensor_4_torch.uint8" in resources and "dense<2.500000e+00>" in text
+    compiled = lighthouse.compile(model, (x,))
+    for got, want in zip(compiled(x), model(x)):
+        assert got.dtype == want.dtype
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
+
+
 def test_import_leaves_the_program_as_it_is():
     program = torch_ingress.export(NonPersistentBuffers(), (torch.randn(8, 16),))
     before = [node.format_node() for node in program.graph.nodes]

@@ -5,8 +5,9 @@
 // and compiled to an object file on a thread of its own. It tunes LLVM's
 // pipeline to lighthouse's code (no loop unrolling unless asked: the larger
 // part of the JIT's time, for code that lighthouse's pipelines leave in an
-// order LLVM vectorizes without it), keeps the object files for saving, and
-// says why it failed. The C API (lighthouse-c/ExecutionEngine.h) wraps it.
+// order LLVM vectorizes without it), compiles large constants (weights) into
+// an object file of their own outside LLVM's pipeline, keeps the object files
+// for saving, and says why it failed. The C API (lighthouse-c/ExecutionEngine.h) wraps it.
 //
 //===----------------------------------------------------------------------===//
 

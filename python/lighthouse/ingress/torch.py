@@ -270,9 +270,7 @@ def import_model(
         strict=strict,
         decompositions=decompositions,
     )
-    importer = fx_importer.FxImporter(context=import_context(context), hooks=hooks)
-    import_frozen(program, importer, func_name)
-    return name_torch_operators(importer.module)
+    return name_torch_operators(import_frozen(program, import_context(context), func_name, hooks))
 
 
 def lower_to_linalg(module: ir.Module, *, time_limit: Optional[float] = None) -> ir.Module:
