@@ -306,6 +306,53 @@ def test_views_at_one_dynamic_size_stay_views():
     np.testing.assert_allclose(compiled(x).numpy(), model(x).detach().numpy(), rtol=1e-5, atol=1e-5)
 
 
+class TokenIdsViewed(torch.nn.Module):
+    """Token ids viewed with their batch inferred, as OPT does before its
+    embeddings: `[b, n] -> [-1, n]` regroups no size."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(50, 8)
+
+    def forward(self, ids):
+        return self.embedding(ids.view(-1, ids.shape[-1]))
+
+
+def test_a_view_that_infers_a_dynamic_size_it_does_not_regroup_matches_eager():
+    model = TokenIdsViewed().eval()
+    batch = torch.export.Dim("batch", min=1, max=8)
+    length = torch.export.Dim("length", min=2, max=64)
+    ids = torch.randint(0, 50, (2, 5))
+    compiled = lighthouse.compile(model, (ids,), dynamic_shapes=({0: batch, 1: length},))
+    for b, n in ((2, 5), (3, 7), (1, 64)):
+        ids = torch.randint(0, 50, (b, n))
+        np.testing.assert_allclose(compiled(ids).numpy(), model(ids).detach().numpy())
+
+
+class SlidingWindow(torch.nn.Module):
+    """Positions from the extrema of a dynamic length, as Mistral's
+    sliding-window mask computes them over a cache of any length."""
+
+    def forward(self, x, y):
+        n = x.shape[1]
+        near = torch.sym_min(n, 4)
+        return x + (torch.arange(n) - torch.sym_max(n - 4, 0) + near), y * near
+
+
+def test_extrema_of_dynamic_sizes_match_eager_at_every_size():
+    model, y = SlidingWindow(), torch.randn(3)
+    length = torch.export.Dim("length", min=1, max=64)
+    compiled = lighthouse.compile(
+        model, (torch.randn(2, 6), y), dynamic_shapes=({1: length}, None), dump_ir=True
+    )
+    assert "torch.prim.max.int" in compiled.ir["torch"]
+    assert "torch.prim.min.int" in compiled.ir["torch"]
+    for n in (6, 1, 3, 40):
+        x = torch.randn(2, n)
+        for got, want in zip(compiled(x, y), model(x, y)):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
 class RepeatedKeys(torch.nn.Module):
     """A key cache grown by one position and repeated for grouped-query
     attention (transformers' `repeat_kv`): over a named Dim, torch.export

@@ -257,3 +257,33 @@ lighthouse.compile_onnx(t.relu())
 print(ahead is not None and _lowering_worker.worker_pid() == ahead)
 """
     assert run_python(script).split() == ["True"]
+
+
+def test_weights_cross_as_arguments_and_come_back_as_the_same_constants():
+    from lighthouse.ingress import torch as torch_ingress
+    from lighthouse.ingress._exchange_weights import weights_aside
+
+    torch.manual_seed(0)
+    # Two 64 KiB weights cross as arguments; the 512-byte biases stay.
+    model = torch.nn.Sequential(
+        torch.nn.Linear(128, 128), torch.nn.ReLU(), torch.nn.Linear(128, 128)
+    ).eval()
+    x = torch.randn(3, 128)
+    raw = torch_ingress.import_model(model, (x,))
+    signature = str(raw.body.operations[0].attributes["function_type"])
+    with weights_aside(raw) as weights:
+        aside = str(raw)
+        assert len(weights["main"]) == 2
+        assert "torch_tensor_128_128" not in aside.split("{-#")[0]
+        assert aside.count("dense_resource<torch_tensor_128_torch.float32") == 2
+        assert "%arg2: !torch.vtensor<[128, 128],f32>) ->" in aside
+    assert str(raw.body.operations[0].attributes["function_type"]) == signature
+    lowered = torch_ingress.lower_to_linalg(raw)
+    text = str(lowered).split("{-#")[0]
+    assert text.count("arith.constant dense_resource<torch_tensor_128_128_torch.float32") == 2
+    assert str(lowered.body.operations[0].attributes["function_type"]) == (
+        "(tensor<3x128xf32>) -> tensor<3x128xf32>"
+    )
+    compiled = lighthouse.compile(model, (x,))
+    with torch.no_grad():
+        np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-5)

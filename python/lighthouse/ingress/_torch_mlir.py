@@ -21,6 +21,7 @@ from typing import Optional
 from .. import ir
 from .._version import MLIR_VERSION, TORCH_MLIR_VERSION
 from . import _lowering_worker
+from ._exchange_weights import restore_weights, weights_aside
 
 #: Seconds torch-mlir's lowering of a model may take before its process is
 #: stopped, unless a time limit is given: the largest test models lower in
@@ -376,7 +377,8 @@ def run_pipelines(module: ir.Module, stages: list, time_limit: Optional[float] =
         f"lighthouse's MLIR {MLIR_VERSION}, torch-mlir {_torch_mlir_version()} "
         f"(lighthouse is tested with torch-mlir {TORCH_MLIR_VERSION})"
     )
-    text = _exchange_text(module)
+    with weights_aside(module) as weights:
+        text = _exchange_text(module)
     pipelines = [pipeline for _, pipeline in stages]
     if os.environ.get(IN_PROCESS_VARIABLE) == "1":
         try:
@@ -418,7 +420,7 @@ def run_pipelines(module: ir.Module, stages: list, time_limit: Optional[float] =
         )
     text = answer["text"]
     try:
-        return ir.Module.parse(text, context=module.context)
+        lowered = ir.Module.parse(text, context=module.context)
     except ir.MLIRError as error:
         # torch-mlir lowers a few ops (cumsum, sort, scatter...) to its own
         # TMTensor dialect, which lighthouse does not have.
@@ -433,3 +435,5 @@ def run_pipelines(module: ir.Module, stages: list, time_limit: Optional[float] =
             f"lighthouse could not parse IR lowered by torch-mlir ({versions}):\n{error}"
             f"{_describe_parse_failure(text, str(error))}"
         ) from None
+    restore_weights(lowered, weights)
+    return lowered

@@ -88,7 +88,25 @@ def frozen(program) -> torch.fx.GraphModule:
         node.args = tuple(_listed_as_nodes(module, node, arg) for arg in node.args)
         node.kwargs = {key: _listed_as_nodes(module, node, arg) for key, arg in node.kwargs.items()}
     _row_major_as_strided_as_views(graph)
+    _symbolic_extrema_as_prims(graph)
     return module
+
+
+def _symbolic_extrema_as_prims(graph: torch.fx.Graph) -> None:
+    """Replaces `torch.sym_max` and `torch.sym_min` of two sizes, which
+    torch-mlir's importer does not take, by `prim::max.int` and
+    `prim::min.int`, which it imports and lowers. Mistral's sliding-window
+    mask over a cache of any length takes `max(0, past - window)`."""
+    extrema = {torch.sym_max: torch.ops.prim.max.int, torch.sym_min: torch.ops.prim.min.int}
+    for node in graph.nodes:
+        if node.op == "call_function" and node.target in extrema and len(node.args) == 2:
+            if all(isinstance(_value(a), (int, torch.SymInt)) for a in node.args):
+                node.target = extrema[node.target]
+
+
+def _value(argument):
+    """An FX argument's value: its node's traced value, or itself."""
+    return argument.meta.get("val") if isinstance(argument, torch.fx.Node) else argument
 
 
 def _row_major_as_strided_as_views(graph: torch.fx.Graph) -> None:

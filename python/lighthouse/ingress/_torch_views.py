@@ -60,7 +60,7 @@ def views_as_flattens(graph: torch.fx.Graph) -> None:
             continue
         runs = _runs(shape, reshaped)
         sizes = _explicit(sizes, reshaped)
-        if runs is None or sizes is None:
+        if runs is None or sizes is None or _inferred_in_unflatten(runs, sizes):
             continue
         with graph.inserting_before(node):
             replacement = _flattened_and_unflattened(graph, source, runs, sizes)
@@ -122,18 +122,24 @@ def _runs(shape: List, reshaped: List) -> Optional[List[_Run]]:
 
 def _explicit(sizes, reshaped: List) -> Optional[list]:
     """The view's size arguments with a -1 replaced by the size it stands
-    for, where that size is a constant; None where it is dynamic (an
-    unflatten into two dynamic sizes takes them as given)."""
+    for where that size is a constant (a dynamic one stays -1), or None for
+    arguments that are not a size per result dimension."""
     if not isinstance(sizes, (list, tuple)) or len(sizes) != len(reshaped):
         return None
-    explicit = []
-    for size, extent in zip(sizes, reshaped):
-        if isinstance(size, int) and size == -1:
-            if not isinstance(extent, int):
-                return None
-            size = extent
-        explicit.append(size)
-    return explicit
+    return [
+        extent if isinstance(size, int) and size == -1 and isinstance(extent, int) else size
+        for size, extent in zip(sizes, reshaped)
+    ]
+
+
+def _inferred_in_unflatten(runs: List[_Run], sizes: list) -> bool:
+    """Whether a dynamic size the view infers (-1) would be one of an
+    unflatten's sizes; a run of one result dimension takes no sizes (OPT's
+    `input_ids.view(-1, n)` of `[b, n]`)."""
+    return any(
+        stop - start > 1 and any(isinstance(size, int) and size == -1 for size in sizes[start:stop])
+        for _, (start, stop) in runs
+    )
 
 
 def _flattened_and_unflattened(graph: torch.fx.Graph, source, runs: List[_Run], sizes: list):
