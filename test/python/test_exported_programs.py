@@ -353,6 +353,37 @@ def test_extrema_of_dynamic_sizes_match_eager_at_every_size():
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
 
 
+class AttentionRowsViewed(torch.nn.Module):
+    """Attention's output viewed as rows for a matrix product, as GPT-2's
+    projections do; the decomposition of the attention lays its output out
+    sequence-major."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(16, 16))
+
+    def forward(self, x):
+        b, n, _ = x.shape
+        q = x.view(b, n, 2, 8).transpose(1, 2)
+        a = torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+        a = a.transpose(1, 2).reshape(b, n, 16)
+        return (a.view(-1, 16) @ self.weight).view(b, n, 16)
+
+
+def test_views_of_a_layout_the_decompositions_change_match_eager_at_every_size():
+    model = AttentionRowsViewed().eval()
+    batch = torch.export.Dim("batch", min=1, max=8)
+    length = torch.export.Dim("length", min=2, max=64)
+    compiled = lighthouse.compile(
+        model, (torch.randn(2, 5, 16),), dynamic_shapes=({0: batch, 1: length},)
+    )
+    for b, n in ((2, 5), (3, 7), (1, 64)):
+        x = torch.randn(b, n, 16)
+        np.testing.assert_allclose(
+            compiled(x).numpy(), model(x).detach().numpy(), rtol=1e-5, atol=1e-5
+        )
+
+
 class RepeatedKeys(torch.nn.Module):
     """A key cache grown by one position and repeated for grouped-query
     attention (transformers' `repeat_kv`): over a named Dim, torch.export

@@ -110,6 +110,7 @@ def export(
             raise ValueError("exporting an nn.Module needs example_args (or example_kwargs)")
         with _TRACING, failures_as(ExportError, f"torch.export could not export {_named(model)}"):
             program = _exported(model, tuple(example_args), example_kwargs, dynamic_shapes, strict)
+        _views_as_reshapes(program.graph_module)
     else:
         raise TypeError(
             "expected a torch.nn.Module or a torch.export.ExportedProgram, got "
@@ -153,6 +154,21 @@ def _exported(model, args: tuple, kwargs, dynamic_shapes, strict: bool):
         if _dynamic_sizes(program) < sum(1 for leaf in named if _is_dim(leaf)):
             raise error
         return program
+
+
+def _views_as_reshapes(graph_module) -> None:
+    """Makes each `aten.view` of `graph_module` an `aten.reshape`, which is a view
+    where the input's strides allow one and a copy elsewhere. In a program
+    without mutation the two compute the same, but the decompositions
+    retrace the program with strides of their own: GPT-2 for a dynamic batch
+    and length views its attention's output, which the decomposition of
+    scaled dot-product attention lays out sequence-major, and the retrace
+    failed ("Cannot view a tensor with shape [b, n, 768] and strides (768,
+    768*b, 1)")."""
+    for node in graph_module.graph.nodes:
+        if node.op == "call_function" and node.target is torch.ops.aten.view.default:
+            node.target = torch.ops.aten.reshape.default
+    graph_module.recompile()
 
 
 def _is_dim(value) -> bool:
