@@ -2,6 +2,12 @@
 models and inputs, measured in one run.
 
     .venv/bin/python bench/compile_latency.py [--pipeline default] [--repeat 1]
+        [--models torchvision:resnet50,transformers:bert,mlp]
+
+The models are the test models (test/models.py) by default; `--models`
+names some of them, or real models as `corpus:case` of the test bench's
+`torchvision` and `transformers` corpora (random weights, their inputs;
+`lighthouse[zoo]`).
 
 "lighthouse" compiles as lighthouse.compile does by default; "unrolled"
 with unroll_loops=True (LLVM unrolls loops: slower to compile).
@@ -53,12 +59,23 @@ def warm_up_model():
     return "warm-up", module, (torch.randn(7, 5),), None
 
 
+def model(name: str):
+    """The test model `name`, or the case `case` of the corpus `corpus` for
+    `corpus:case`, as (name, module, inputs, dynamic shapes)."""
+    if ":" not in name:
+        return next(m for m in [*models.torch_models(), warm_up_model()] if m[0] == name)
+    from lighthouse.suite.plugins import create_corpus
+
+    corpus, case_name = name.split(":", 1)
+    case = create_corpus(corpus).load(case_name)
+    inputs = tuple(torch.as_tensor(x) for x in case.inputs)
+    return name, case.form("torch"), inputs, case.torch_dynamic_shapes()
+
+
 def first_result(tool: str, name: str, pipeline: str) -> dict:
-    """Compiles the test model `name` with `tool` and calls it once: the
-    seconds it took, and for lighthouse those spent in torch.export."""
-    _, module, inputs, dynamic_shapes = next(
-        m for m in [*models.torch_models(), warm_up_model()] if m[0] == name
-    )
+    """Compiles the model `name` with `tool` and calls it once: the seconds
+    it took, and for lighthouse those spent in torch.export."""
+    _, module, inputs, dynamic_shapes = model(name)
     start = time.perf_counter()
     if tool in ("lighthouse", "unrolled"):
         compiled = lighthouse.compile(
@@ -93,6 +110,10 @@ def main():
     parser.add_argument(
         "--repeat", type=int, default=1, help="processes per figure, of which the median is shown"
     )
+    parser.add_argument(
+        "--models",
+        help="comma-separated test models and corpus:case real models (default: the test models)",
+    )
     parser.add_argument("--one", nargs=2, metavar=("TOOL", "MODEL"), help=argparse.SUPPRESS)
     parser.add_argument("--warm", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -108,7 +129,8 @@ def main():
         f"{'unrolled':>9} {'inductor':>9} {'lh/inductor':>12} {'own/inductor':>13} "
         f"{'unrolled/inductor':>18}"
     )
-    for name in (m[0] for m in models.torch_models()):
+    names = args.models.split(",") if args.models else [m[0] for m in models.torch_models()]
+    for name in names:
         for label in ("cold", "warm"):
             runs = {tool: [] for tool in TOOLS}
             for _ in range(args.repeat):
