@@ -69,6 +69,9 @@ static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
       "lower-vector-multi-reduction),"
       // LLVM optimizes many small functions faster than one large one.
       "lighthouse-outline-loop-nests,"
+      // Expansions into several dynamic sizes, which expand-strided-metadata
+      // does not take, as casts.
+      "func.func(lighthouse-expand-shapes-as-casts),"
       "expand-strided-metadata,"
       "lower-affine,"
       // Buffers come from lighthouse's runtime, which keeps large ones for

@@ -1770,3 +1770,30 @@ def test_float8_conversions_are_not_lowered_and_say_so(name):
         f"of {mlir} to CPU code: lighthouse passes such tensors, but cannot yet compute on them\\)",
     ):
         lighthouse.compile_onnx(model)
+
+
+ROWS_AS_BATCH_AND_SEQUENCE = """
+func.func @main(%rows: tensor<?x4xf32>, %shape: tensor<2xi64>) -> tensor<?x?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b64 = tensor.extract %shape[%c0] : tensor<2xi64>
+  %n64 = tensor.extract %shape[%c1] : tensor<2xi64>
+  %b = arith.index_cast %b64 : i64 to index
+  %n = arith.index_cast %n64 : i64 to index
+  %x = tensor.expand_shape %rows [[0, 1], [2]] output_shape [%b, %n, 4]
+      : tensor<?x4xf32> into tensor<?x?x4xf32>
+  %y = math.exp %x : tensor<?x?x4xf32>
+  return %y : tensor<?x?x4xf32>
+}"""
+
+
+@pytest.mark.parametrize("pipeline", ["default", "loops"])
+def test_rows_expanded_into_two_dynamic_sizes(pipeline):
+    # A dimension split into two dynamic sizes (a batch and a sequence
+    # length): MLIR's expand-strided-metadata crashed on it.
+    compiled = compile_module(ROWS_AS_BATCH_AND_SEQUENCE, pipeline=pipeline)
+    rows = np.random.default_rng(0).random((6, 4), dtype=np.float32)
+    for b, n in ((2, 3), (3, 2), (1, 6)):
+        np.testing.assert_allclose(
+            compiled(rows, np.array([b, n])), np.exp(rows).reshape(b, n, 4), rtol=1e-6
+        )

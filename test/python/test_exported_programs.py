@@ -384,6 +384,37 @@ def test_views_of_a_layout_the_decompositions_change_match_eager_at_every_size()
         )
 
 
+class StatesAtTokens(torch.nn.Module):
+    """Each sequence's state at a token, as CLIP's text tower pools at its
+    end token: indexing by two tensors of dynamic size."""
+
+    def forward(self, hidden, rows, tokens):
+        return hidden[rows, tokens]
+
+
+def test_indexing_by_several_tensors_of_dynamic_size_matches_eager_and_checks_bounds():
+    model, hidden = StatesAtTokens(), torch.randn(2, 7, 5)
+    batch = torch.export.Dim("batch", min=1, max=8)
+    compiled = lighthouse.compile(
+        model,
+        (hidden, torch.tensor([0, 1]), torch.tensor([3, 6])),
+        dynamic_shapes=({0: batch}, {0: batch}, {0: batch}),
+    )
+    for rows, tokens in (([0, 1, 2], [6, -1, -7]), ([2, 0, 1], [0, 3, 5]), ([-1], [2])):
+        hidden = torch.randn(len(rows), 7, 5)
+        rows, tokens = torch.tensor(rows), torch.tensor(tokens)
+        np.testing.assert_array_equal(
+            compiled(hidden, rows, tokens).numpy(), model(hidden, rows, tokens).numpy()
+        )
+    # Token 7 of row 0 is an element of row 1 once the rows are flattened.
+    hidden, rows = torch.randn(2, 7, 5), torch.tensor([0, 1])
+    for tokens in ([7, 0], [0, -8]):
+        with pytest.raises(IndexError):
+            model(hidden, rows, torch.tensor(tokens))
+        with pytest.raises(ValueError, match="index out of bounds"):
+            compiled(hidden, rows, torch.tensor(tokens))
+
+
 class RepeatedKeys(torch.nn.Module):
     """A key cache grown by one position and repeated for grouped-query
     attention (transformers' `repeat_kv`): over a named Dim, torch.export

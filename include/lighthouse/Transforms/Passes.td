@@ -644,4 +644,32 @@ def StridedCopiesToLoops
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ExpandShapesAsCasts
+    : Pass<"lighthouse-expand-shapes-as-casts", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite expansions of a dimension into several dynamic ones "
+    "into reinterpret casts";
+  let description = [{
+    Rewrites each `memref.expand_shape` that splits a dimension into two or
+    more dynamic sizes (`[b*n, d]` into `[b, n, d]`, as a model for any
+    batch and sequence length reshapes its hidden states) into a
+    `memref.reinterpret_cast` of its source's base buffer, with the sizes
+    the op gives and the strides they imply. MLIR's
+    `expand-strided-metadata` assumes at most one dynamic size per expanded
+    dimension and crashes on such ops; it takes the cast.
+
+    ```mlir
+    // before
+    %e = memref.expand_shape %a [[0, 1], [2]] output_shape [%b, %n, 768]
+        : memref<?x768xf32> into memref<?x?x768xf32>
+    // after
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %a
+    %stride = affine.apply affine_map<()[s0] -> (s0 * 768)>()[%n]
+    %e = memref.reinterpret_cast %base to offset: [0],
+        sizes: [%b, %n, 768], strides: [%stride, 768, 1]
+        : memref<f32> to memref<?x?x768xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect"];
+}
+
 #endif // LIGHTHOUSE_TRANSFORMS_PASSES

@@ -18,6 +18,7 @@ from typing import Optional
 
 from .. import ir
 from ._torch_mlir import ImporterError, importer_failure, require
+from ._torch_indexing import multi_indices_as_one
 from ._torch_views import views_as_flattens
 
 torch = require("torch", "torch")
@@ -274,7 +275,8 @@ def _state_from_storage(module: torch.fx.GraphModule, context) -> "fx_importer.R
 
 def import_frozen(program, context, func_name: str = "main", hooks=None) -> ir.Module:
     """Imports `program` frozen (`frozen`), its views of several dynamic sizes
-    as flattens and unflattens (`views_as_flattens`), with torch-mlir's
+    as flattens and unflattens (`views_as_flattens`), its indexing by several
+    tensors of dynamic size as by one (`multi_indices_as_one`), with torch-mlir's
     importer (given `hooks`) as @`func_name` of a new module in `context`,
     the model's state read from the tensors' storage (`_state_from_storage`).
 
@@ -285,6 +287,7 @@ def import_frozen(program, context, func_name: str = "main", hooks=None) -> ir.M
     """
     module = frozen(program)
     views_as_flattens(module.graph)
+    multi_indices_as_one(module.graph)
     importer = fx_importer.FxImporter(
         context=context, hooks=hooks, py_attr_tracker=_state_from_storage(module, context)
     )
