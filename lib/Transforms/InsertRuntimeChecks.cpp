@@ -9,6 +9,8 @@
 //    operand's sizes against the loop ranges; tensor casts to static sizes,
 //    slices, inserts, extracts, dims) outside the bodies of linalg ops;
 //  - tensor.concat: the sizes of its operands along the other dimensions;
+//  - tensor.reshape and tensor.expand_shape: sizes given at run time that
+//    hold the source's elements;
 //  - tensor.extract in the body of a linalg op (a gather, an embedding,
 //    x[i]) at indices computed in the body: the computation is repeated in
 //    loops before the op, over the dimensions the indices vary along, and
@@ -293,9 +295,25 @@ LogicalResult checkPad(tensor::PadOp pad) {
   return success();
 }
 
+/// `product` times `size`, a size given at run time, with the checks that
+/// `size` is not negative and that the product does not wrap (2^32 x 2^32
+/// would be 0, as an empty tensor's) appended to `valid`.
+Value multiplySizes(OpBuilder &b, Location loc, Value product, Value size,
+                    SmallVectorImpl<Value> &valid) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value bound = arith::ConstantIndexOp::create(b, loc, int64_t(1) << 62);
+  valid.push_back(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size, zero));
+  Value room = arith::DivUIOp::create(
+      b, loc, bound, arith::MaxUIOp::create(b, loc, product, one));
+  valid.push_back(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, size, room));
+  return arith::MulIOp::create(b, loc, product, size);
+}
+
 /// A reshape to a shape given at run time: sizes that are not negative,
-/// whose product does not wrap (2^32 x 2^32 would be 0, as an empty
-/// source's), and that hold the source's elements.
+/// whose product does not wrap, and that hold the source's elements.
 void checkReshape(tensor::ReshapeOp reshape) {
   auto shapeType = cast<RankedTensorType>(reshape.getShape().getType());
   if (shapeType.isDynamicDim(0))
@@ -303,10 +321,7 @@ void checkReshape(tensor::ReshapeOp reshape) {
   OpBuilder b(reshape);
   Location loc = reshape.getLoc();
   Type indexType = b.getIndexType();
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value bound = arith::ConstantIndexOp::create(b, loc, int64_t(1) << 62);
-  Value elements = one;
+  Value elements = arith::ConstantIndexOp::create(b, loc, 1);
   SmallVector<Value> valid;
   for (int64_t d = 0; d < shapeType.getDimSize(0); ++d) {
     Value size = tensor::ExtractOp::create(
@@ -314,13 +329,7 @@ void checkReshape(tensor::ReshapeOp reshape) {
         ValueRange{arith::ConstantIndexOp::create(b, loc, d)});
     if (!size.getType().isIndex())
       size = arith::IndexCastOp::create(b, loc, indexType, size);
-    valid.push_back(
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size, zero));
-    Value room = arith::DivUIOp::create(
-        b, loc, bound, arith::MaxUIOp::create(b, loc, elements, one));
-    valid.push_back(
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, size, room));
-    elements = arith::MulIOp::create(b, loc, elements, size);
+    elements = multiplySizes(b, loc, elements, size, valid);
   }
   Value source = arith::ConstantIndexOp::create(b, loc, 1);
   auto sourceType = cast<RankedTensorType>(reshape.getSource().getType());
@@ -331,6 +340,36 @@ void checkReshape(tensor::ReshapeOp reshape) {
                                         elements, source));
   assertAll(b, loc, valid,
             describe(reshape, "the shape does not hold the source's elements"));
+}
+
+/// An expansion into sizes given at run time: in each group with one, sizes
+/// that are not negative and multiply, without wrapping, to the dimension
+/// they split. The code indexes the result by those sizes; a model's
+/// reshape computed wrongly would otherwise read and write past the
+/// source's buffer.
+void checkExpandShape(tensor::ExpandShapeOp expand) {
+  RankedTensorType type = expand.getResultType();
+  OpBuilder b(expand);
+  Location loc = expand.getLoc();
+  SmallVector<OpFoldResult> sizes = expand.getMixedOutputShape();
+  SmallVector<Value> valid;
+  for (auto [sourceDim, group] :
+       llvm::enumerate(expand.getReassociationIndices())) {
+    if (llvm::none_of(group,
+                      [&](int64_t dim) { return type.isDynamicDim(dim); }))
+      continue;
+    Value product = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t dim : group)
+      product = multiplySizes(
+          b, loc, product, getValueOrCreateConstantIndexOp(b, loc, sizes[dim]),
+          valid);
+    valid.push_back(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, product,
+        tensor::DimOp::create(b, loc, expand.getSrc(), sourceDim)));
+  }
+  if (!valid.empty())
+    assertAll(b, loc, valid,
+              describe(expand, "the sizes do not hold the expanded dimension"));
 }
 
 /// A new tensor's size in bytes must fit in 63 bits: the allocation's size
@@ -394,7 +433,7 @@ public:
       if (op->getParentOfType<linalg::LinalgOp>())
         return; // In a body: the gathers' checks below.
       if (isa<tensor::ConcatOp, tensor::PadOp, tensor::ReshapeOp,
-              tensor::EmptyOp, tensor::DimOp>(op))
+              tensor::ExpandShapeOp, tensor::EmptyOp, tensor::DimOp>(op))
         others.push_back(op);
       if (auto generic = dyn_cast<linalg::GenericOp>(op))
         generics.push_back(generic);
@@ -414,6 +453,8 @@ public:
           return signalPassFailure();
       } else if (auto reshape = dyn_cast<tensor::ReshapeOp>(op))
         checkReshape(reshape);
+      else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+        checkExpandShape(expand);
       else if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
         if (failed(checkAllocationSize(empty)))
           return signalPassFailure();

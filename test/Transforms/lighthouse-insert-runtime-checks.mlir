@@ -131,6 +131,28 @@ func.func @sizes_given_at_run_time(%x: tensor<?xf32>, %h: index, %shape: tensor<
 
 // -----
 
+// An expansion into two sizes given at run time: they are not negative and
+// multiply to the dimension they split; a group of static sizes (the
+// 768) is MLIR's own to check.
+// CHECK-LABEL: func.func @expanded_into_sizes_given_at_run_time
+// CHECK-SAME:    (%[[X:.*]]: tensor<?x768xf32>, %[[B:.*]]: index, %[[N:.*]]: index)
+// CHECK-DAG:   %[[B_OK:.*]] = arith.cmpi sge, %[[B]], %c0
+// CHECK-DAG:   %[[N_OK:.*]] = arith.cmpi sge, %[[N]], %c0
+// CHECK-DAG:   %[[ROWS:.*]] = tensor.dim %[[X]], %c0
+// CHECK-DAG:   %[[PRODUCT:.*]] = arith.muli %[[B]], %[[N]]
+// CHECK-DAG:   %[[HOLDS:.*]] = arith.cmpi eq, %[[PRODUCT]], %[[ROWS]]
+// CHECK:       cf.assert %{{.*}}, "tensor.expand_shape at {{.*}}: the sizes do not hold the expanded dimension"
+// CHECK-NOT:   cf.assert
+// CHECK:       tensor.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [%[[B]], %[[N]], 768]
+func.func @expanded_into_sizes_given_at_run_time(%x: tensor<?x768xf32>, %b: index, %n: index)
+    -> tensor<?x?x768xf32> {
+  %e = tensor.expand_shape %x [[0, 1], [2]] output_shape [%b, %n, 768]
+      : tensor<?x768xf32> into tensor<?x?x768xf32>
+  return %e : tensor<?x?x768xf32>
+}
+
+// -----
+
 // The size of a dimension a tensor does not have: its check always fails,
 // and the size, never used past it, is not left for later folds to read.
 // CHECK-LABEL: func.func @dim_out_of_range

@@ -1797,3 +1797,7 @@ def test_rows_expanded_into_two_dynamic_sizes(pipeline):
         np.testing.assert_allclose(
             compiled(rows, np.array([b, n])), np.exp(rows).reshape(b, n, 4), rtol=1e-6
         )
+    # Sizes that do not hold the rows would have the code read past them.
+    for b, n in ((4, 2), (-2, -3)):
+        with pytest.raises(ValueError, match="the sizes do not hold the expanded dimension"):
+            compiled(rows, np.array([b, n]))
