@@ -4,6 +4,8 @@ not agree raise ValueError naming the op, on both pipelines, instead of
 reading or writing out of bounds; `runtime_checks=False` leaves them out."""
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -103,6 +105,55 @@ def test_operands_of_different_sizes_raise(pipeline):
         ValueError, match="linalg.generic.* is incompatible with inferred dimension size"
     ):
         compiled(a, np.ones(1000, np.float32))
+
+
+# Rows gathered at run time, then read by an op whose result states one row:
+# the sizes the op's check proves must not reach the gather before it.
+GATHER_THEN_ONE_ROW = """
+#rows = affine_map<(d0, d1) -> (d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%ids: tensor<?xi64>, %table: tensor<16x4xf32>) -> tensor<1x4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %ids, %c0 : tensor<?xi64>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %gathered = linalg.generic {indexing_maps = [#rows, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<?xi64>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%i: i64, %out: f32):
+    %row = arith.index_cast %i : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<16x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<?x4xf32>
+  %o = tensor.empty() : tensor<1x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gathered : tensor<?x4xf32>) outs(%o : tensor<1x4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %y = math.exp %a : f32
+    linalg.yield %y : f32
+  } -> tensor<1x4xf32>
+  return %r : tensor<1x4xf32>
+}"""
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+def test_sizes_a_check_proves_are_not_assumed_before_it(pipeline):
+    # Canonicalization gave the gather the one row the exp states, and it
+    # wrote 200,000 rows into a buffer of one (SIGSEGV). In a process of its
+    # own, so that a write out of bounds fails this test alone.
+    script = f"""
+import numpy as np
+from lighthouse.compiler import compile_module
+compiled = compile_module({GATHER_THEN_ONE_ROW!r}, pipeline={pipeline!r})
+table = np.arange(64, dtype=np.float32).reshape(16, 4) / 64
+np.testing.assert_allclose(compiled(np.array([3]), table)[0], np.exp(table[3]), rtol=1e-6)
+try:
+    compiled(np.full(200_000, 5), table)
+except ValueError as error:
+    print(error)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "is incompatible with inferred dimension size" in result.stdout
 
 
 def _onnx_model(node, inputs, outputs, initializers=()):
