@@ -7,7 +7,8 @@
 // part of the JIT's time, for code that lighthouse's pipelines leave in an
 // order LLVM vectorizes without it), compiles large constants (weights) into
 // an object file of their own outside LLVM's pipeline, keeps the object files
-// for saving, and says why it failed. The C API (lighthouse-c/ExecutionEngine.h) wraps it.
+// for saving, and says why it failed. The C API
+// (lighthouse-c/ExecutionEngine.h) wraps it.
 //
 //===----------------------------------------------------------------------===//
 
