@@ -172,6 +172,11 @@ class TorchvisionModels(Corpus):
             model = models.get_model(name, **kwargs)
         except Exception as error:  # noqa: BLE001 - torchvision's own failure
             raise InvalidCase(f"torchvision could not build {name}: {error}") from None
+        # Built without weights, a model takes the size its constructor sets:
+        # ViT-H/14's is 224 where its default weights' transforms crop 518.
+        size = getattr(model, "image_size", None)
+        if family == "classification" and isinstance(size, int):
+            shape = (*shape[:2], size, size)
         rng = np.random.default_rng(0)
         inputs = [rng.standard_normal(shape, dtype=np.float32)]
         if family != "detection":
