@@ -154,3 +154,30 @@ func.func @written_in_place_then_pad(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x10x
   } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
   return %padded, %doubled : tensor<1x4x10x10xf32>, tensor<1x4x8x8xf32>
 }
+
+
+// A roll by nothing: the concatenation's empty operand (cast to a dynamic
+// size) is dropped, and the other one is the result.
+// CHECK-LABEL: func.func @concat_of_an_empty_operand(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x8x4xf32>)
+// CHECK:         %[[ALL:.*]] = tensor.cast %[[X]] : tensor<1x8x4xf32> to tensor<1x?x4xf32>
+// CHECK-NOT:     tensor.concat
+// CHECK:         %[[R:.*]] = tensor.cast %[[ALL]] : tensor<1x?x4xf32> to tensor<1x8x4xf32>
+// CHECK:         return %[[R]] : tensor<1x8x4xf32>
+func.func @concat_of_an_empty_operand(%x: tensor<1x8x4xf32>) -> tensor<1x8x4xf32> {
+  %all = tensor.cast %x : tensor<1x8x4xf32> to tensor<1x?x4xf32>
+  %none = tensor.extract_slice %x[0, 0, 0] [1, 0, 4] [1, 1, 1] : tensor<1x8x4xf32> to tensor<1x0x4xf32>
+  %empty = tensor.cast %none : tensor<1x0x4xf32> to tensor<1x?x4xf32>
+  %r = tensor.concat dim(1) %all, %empty : (tensor<1x?x4xf32>, tensor<1x?x4xf32>) -> tensor<1x8x4xf32>
+  return %r : tensor<1x8x4xf32>
+}
+
+
+// Of three, the two that are not empty stay concatenated.
+// CHECK-LABEL: func.func @concat_of_three(
+// CHECK:         %[[R:.*]] = tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
+// CHECK:         return %[[R]]
+func.func @concat_of_three(%a: tensor<2x4xf32>, %b: tensor<0x4xf32>, %c: tensor<3x4xf32>) -> tensor<5x4xf32> {
+  %r = tensor.concat dim(0) %a, %b, %c : (tensor<2x4xf32>, tensor<0x4xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
+  return %r : tensor<5x4xf32>
+}

@@ -417,7 +417,9 @@ def PadsInPlace : Pass<"lighthouse-pads-in-place", "::mlir::func::FuncOp"> {
     whole, for a padding value that depends on the position) and an
     `insert_slice` of the source, so that `eliminate-empty-tensors` has the
     op computing the source write into the interior of the padded buffer
-    instead of into a buffer of its own that is then copied.
+    instead of into a buffer of its own that is then copied. Drops the
+    operands of a `tensor.concat` that are empty along its dimension (their
+    bufferized copy is a view at the dimension's end, which MLIR refuses).
 
     ```mlir
     // before
