@@ -23,10 +23,11 @@ extern "C" {
 MLIR_CAPI_EXPORTED void
 lighthouseRegisterAllDialects(MlirDialectRegistry registry);
 
-/// Appends a stand-in for torch-mlir's `torch` dialect to `registry`: it
-/// accepts any operation, type and attribute of that namespace without
-/// knowing them, so that torch-mlir's importers can build their IR in a
-/// lighthouse context. Not part of lighthouseRegisterAllDialects.
+/// Appends stand-ins for torch-mlir's `torch` and `torch_c` dialects to
+/// `registry`: they accept any operation, type and attribute of their
+/// namespaces without knowing them, so that torch-mlir's importers can build
+/// their IR in a lighthouse context. Not part of
+/// lighthouseRegisterAllDialects.
 MLIR_CAPI_EXPORTED void
 lighthouseRegisterOpaqueTorchDialect(MlirDialectRegistry registry);
 

@@ -13,7 +13,9 @@ void lighthouseRegisterAllDialects(MlirDialectRegistry registry) {
 }
 
 void lighthouseRegisterOpaqueTorchDialect(MlirDialectRegistry registry) {
-  unwrap(registry)->insert<lighthouse::OpaqueTorchDialect>();
+  unwrap(registry)
+      ->insert<lighthouse::OpaqueTorchDialect,
+               lighthouse::OpaqueTorchConversionDialect>();
 }
 
 void lighthouseRegisterAllPasses(void) { lighthouse::registerAllPasses(); }

@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectImplementation.h"
 
 MLIR_DEFINE_EXPLICIT_TYPE_ID(lighthouse::OpaqueTorchDialect)
+MLIR_DEFINE_EXPLICIT_TYPE_ID(lighthouse::OpaqueTorchConversionDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(lighthouse::OpaqueTMTensorDialect)
 
 using namespace mlir;
@@ -30,6 +31,10 @@ Attribute OpaqueDialect::parseAttribute(DialectAsmParser &parser,
 OpaqueTorchDialect::OpaqueTorchDialect(MLIRContext *context)
     : OpaqueDialect(getDialectNamespace(), context,
                     TypeID::get<OpaqueTorchDialect>()) {}
+
+OpaqueTorchConversionDialect::OpaqueTorchConversionDialect(MLIRContext *context)
+    : OpaqueDialect(getDialectNamespace(), context,
+                    TypeID::get<OpaqueTorchConversionDialect>()) {}
 
 OpaqueTMTensorDialect::OpaqueTMTensorDialect(MLIRContext *context)
     : OpaqueDialect(getDialectNamespace(), context,

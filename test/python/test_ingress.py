@@ -579,12 +579,13 @@ def lowering_error_cases():
             id="signature",
         ),
         pytest.param(
-            # No conversion takes BitCast: the ONNX conversion leaves it as it
-            # was, and the torch lowering would fail at the function's return.
+            # No conversion takes BitCast, nor lighthouse one to an unsigned
+            # type: the ONNX conversion leaves it as it was, and the torch
+            # lowering would fail at the function's return.
             onnx_model(
-                [helper.make_node("BitCast", ["x"], ["y"], to=TensorProto.INT32)],
+                [helper.make_node("BitCast", ["x"], ["y"], to=TensorProto.UINT32)],
                 {"x": (f32, [5])},
-                {"y": (TensorProto.INT32, [5])},
+                {"y": (TensorProto.UINT32, [5])},
                 opsets=[("", 26)],
             ),
             "conversion of ONNX ops to the torch backend contract failed at ONNX node "

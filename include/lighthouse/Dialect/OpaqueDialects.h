@@ -42,6 +42,15 @@ public:
   static llvm::StringRef getDialectNamespace() { return "torch"; }
 };
 
+/// torch-mlir's `torch_c` dialect, its casts between torch and builtin
+/// tensors, which lighthouse writes around ops it lowers itself (an ONNX
+/// BitCast as a `tensor.bitcast`) for torch-mlir to remove.
+class OpaqueTorchConversionDialect : public OpaqueDialect {
+public:
+  explicit OpaqueTorchConversionDialect(mlir::MLIRContext *context);
+  static llvm::StringRef getDialectNamespace() { return "torch_c"; }
+};
+
 /// torch-mlir's `tm_tensor` dialect, which lighthouse's pipelines lower.
 class OpaqueTMTensorDialect : public OpaqueDialect {
 public:
@@ -52,6 +61,7 @@ public:
 } // namespace lighthouse
 
 MLIR_DECLARE_EXPLICIT_TYPE_ID(lighthouse::OpaqueTorchDialect)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(lighthouse::OpaqueTorchConversionDialect)
 MLIR_DECLARE_EXPLICIT_TYPE_ID(lighthouse::OpaqueTMTensorDialect)
 
 #endif // LIGHTHOUSE_DIALECT_OPAQUEDIALECTS_H

@@ -54,6 +54,10 @@ def bindings():
     return tm_ir, tm_passmanager, torch_dialect
 
 
+#: A pipeline whose passes depend on torch-mlir's torch_c dialect.
+_LOADS_TORCH_C = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
+
+
 def lower(text: str, pipelines: List[str], announce: Callable[[int], None] = lambda step: None):
     """Parses `text` in a torch-mlir context and runs `pipelines` on it.
 
@@ -65,6 +69,12 @@ def lower(text: str, pipelines: List[str], announce: Callable[[int], None] = lam
     tm_ir, tm_passmanager, torch_dialect = bindings()
     with tm_ir.Context() as context:
         torch_dialect.register_dialect(context)
+        if '"torch_c.' in text:
+            # torch-mlir's bindings register its torch dialect only; the
+            # pipeline that lowers torch_c's casts loads it, run on nothing.
+            tm_passmanager.PassManager.parse(_LOADS_TORCH_C).run(
+                tm_ir.Module.parse("module {}").operation
+            )
         announce(0)
         try:
             module = tm_ir.Module.parse(text)

@@ -39,7 +39,7 @@ the node's first inputs only, the others read as constants.
   of the positions modulo the size along each padded axis.
 - BitCast between integer types of one width (and from bool to 8 bits): a
   Cast, which ONNX defines as two's complement wrapping, the same bits.
-  Between floats and integers it has none.
+  Between floats and integers it has none: `_onnx_bitcast` lowers those.
 - MaxUnpool: the values scattered (ScatterElements) into zeros of the
   output's size at the positions the indices give, which ONNX counts in
   the whole tensor flattened, of the pooling's input shape

@@ -15,6 +15,7 @@ import os
 from typing import Callable, Iterable, Optional, Set, Tuple, Union
 
 from .. import ir
+from ._onnx_bitcast import bitcasts_as_builtin, bitcasts_elementwise
 from ._onnx_values import DEFAULT_DOMAINS, default_opset
 from ._onnx_canonical import canonical_forms, converted_wrong, outputs_as_inferred
 from ._onnx_fold import expand_functions, fold_constants
@@ -391,8 +392,14 @@ def lower_to_linalg(module: ir.Module, *, time_limit: Optional[float] = None) ->
         be lowered wrongly; `.ops` names it.
       ExchangeError: IR did not cross between torch-mlir's MLIR and lighthouse's.
       LoweringCrash: torch-mlir crashed, or went past the time limit.
+
+    BitCasts between floats and integers are rewritten in `module` first
+    (`_onnx_bitcast`).
     """
-    return run_checked_pipelines(module, ONNX_TO_LINALG_STAGES, time_limit)
+    bitcasts_as_builtin(module)
+    lowered = run_checked_pipelines(module, ONNX_TO_LINALG_STAGES, time_limit)
+    bitcasts_elementwise(lowered)
+    return lowered
 
 
 def to_linalg(model: ModelLike, **import_options) -> ir.Module:
