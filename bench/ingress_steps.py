@@ -26,7 +26,7 @@ from lighthouse import ir  # noqa: E402
 from lighthouse.ingress.torch import fx_decomp_util  # noqa: E402
 from lighthouse.ingress import onnx as onnx_ingress  # noqa: E402
 from lighthouse.ingress import torch as torch_ingress  # noqa: E402
-from lighthouse.ingress._torch_mlir import name_torch_operators  # noqa: E402
+from lighthouse.ingress.torch_mlir import name_torch_operators  # noqa: E402
 
 
 def timed(function):

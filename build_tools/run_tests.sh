@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up lighthouse (build_tools/setup.sh), checks the sources' style (ruff's
 # lint and format, [tool.ruff] in pyproject.toml; clang-format, .clang-format)
+# and the package's layers (lint-imports, [tool.importlinter])
 # and runs every test tier against the package
 # installed in .venv: lit + FileCheck (IR, pipelines, tools, C API, ingress),
 # then pytest (Python API, compilation, isolation, extending, upstream MLIR's
@@ -17,6 +18,9 @@ echo "== style: ruff, clang-format =="
 .venv/bin/ruff format --check .
 git ls-files -z '*.c' '*.cpp' '*.h' | xargs -0 "clang-format-$(sed -n 's/^DEBIAN_LLVM_MAJOR=//p' \
   build_tools/llvm_version.txt)" --dry-run --Werror
+echo "== layers: lighthouse's package imports down its layers only, without cycles =="
+# [tool.importlinter] in pyproject.toml; on the installed package.
+.venv/bin/lint-imports
 echo "== lit =="
 .venv/bin/lit -v test/
 echo "== pytest =="

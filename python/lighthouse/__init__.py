@@ -3,55 +3,51 @@
 The MLIR Python bindings live under this package (`lighthouse.ir`,
 `lighthouse.passmanager`, `lighthouse.dialects.*`, ...), built against one
 MLIR release and isolated from any other MLIR bindings package in the process.
+
+The front door: `compile` (PyTorch), `compile_onnx` (ONNX), `compile_module`
+(linalg-on-tensors IR), `CompileOptions`, `load` (a saved module), and what
+they give or raise (`CompiledModule`, `SpecializedModule`, `CompileError`).
+The package by layer, each using only those below it:
+
+- `tools` (lh-opt, lh-run), `suite` (lh-suite), `fuzz`, `sdk`;
+- `compiler`: the entry points, options, pipelines and JIT;
+- `ingress` (models to linalg on tensors) and `execution` (compiled code and
+  how it is called);
+- `errors`, `plugins` and the MLIR bindings.
 """
 
-import os as _os
+import importlib as _importlib
 
 from ._version import LIGHTHOUSE_VERSION, MLIR_VERSION
 
 # A PEP 440 local version label carries the MLIR release the package holds.
 __version__ = f"{LIGHTHOUSE_VERSION}+mlir{MLIR_VERSION}"
 
-_RUNTIME_LIBRARIES = (
-    "liblighthouse_runtime.so",
-    "libmlir_c_runner_utils.so",
-    "libmlir_runner_utils.so",
-    "libomp.so",
-)
+# The front door's names, by the module that defines them: imported when
+# first used, so that `import lighthouse` loads neither MLIR nor numpy.
+_EXPORTS = {
+    "compile": "compiler",
+    "compile_onnx": "compiler",
+    "compile_module": "compiler",
+    "CompileOptions": "compiler",
+    "load": "execution",
+    "CompiledModule": "execution",
+    "SpecializedModule": "execution",
+    "runtime_library_paths": "execution",
+    "CompileError": "errors",
+}
 
 
-def runtime_library_paths() -> list:
-    """Returns the paths of the runtime support libraries shipped with lighthouse.
-
-    JIT-compiled code may call into them (lighthouse's runtime checks, memref
-    printing such as `printMemrefF32`, `memrefCopy` for non-contiguous copies,
-    timers, and the OpenMP runtime for threads); pass them as
-    `ExecutionEngine(module, shared_libs=lighthouse.runtime_library_paths())`.
-    """
-    libs_dir = _os.path.join(_os.path.dirname(__file__), "_mlir_libs")
-    paths = [_os.path.join(libs_dir, name) for name in _RUNTIME_LIBRARIES]
-    return [path for path in paths if _os.path.exists(path)]
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'lighthouse' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
 
 
-def compile(model, example_inputs=(), **options):
-    """Compiles a PyTorch model to a native CPU callable (see lighthouse.compiler)."""
-    from .compiler import compile as compile_torch
-
-    return compile_torch(model, example_inputs, **options)
+def __dir__():
+    return sorted({*globals(), *_EXPORTS})
 
 
-def compile_onnx(model, **options):
-    """Compiles an ONNX model to a native CPU callable (see lighthouse.compiler)."""
-    from .compiler import compile_onnx as compile_from_onnx
-
-    return compile_from_onnx(model, **options)
-
-
-__all__ = [
-    "LIGHTHOUSE_VERSION",
-    "MLIR_VERSION",
-    "__version__",
-    "compile",
-    "compile_onnx",
-    "runtime_library_paths",
-]
+__all__ = ["LIGHTHOUSE_VERSION", "MLIR_VERSION", "__version__", *_EXPORTS]

@@ -409,7 +409,7 @@ def test_scalar_arguments_of_another_kind_are_named(arguments, error, match):
 
 
 def test_scalar_signature_is_saved_and_loaded(tmp_path):
-    from lighthouse.saved import load
+    from lighthouse import load
 
     compile_module(SCALE).save(tmp_path / "scale")
     loaded = load(tmp_path / "scale")
@@ -510,7 +510,7 @@ def test_unsigned_signature_is_saved_loaded_and_cached(tmp_path):
     import json
 
     import lighthouse
-    from lighthouse.saved import load
+    from lighthouse import load
 
     lighthouse.compile_onnx(unsigned_add(np.uint8)).save(tmp_path / "add")
     manifest = json.loads((tmp_path / "add" / "manifest.json").read_text())
@@ -660,9 +660,9 @@ def test_vectors_of_int4_are_refused():
     strict=True, raises=AssertionError, reason="LLVM packs vectors of i4, 2 elements a byte"
 )
 def test_vectors_of_int4_would_be_wrong(monkeypatch):
-    from lighthouse import compiler
+    from lighthouse.compiler import pipelines
 
-    monkeypatch.setattr(compiler, "_sub_byte_vector_element", lambda t: None)
+    monkeypatch.setattr(pipelines, "_sub_byte_vector_element", lambda t: None)
     wide = np.arange(-8, 8, dtype=np.int8)
     truncated, extended = compile_module(I4_VECTORS)(wide, every_value("int4"))
     np.testing.assert_array_equal(truncated.astype(np.int8), wide)
@@ -736,7 +736,7 @@ def test_ml_dtypes_is_named_when_missing(monkeypatch):
 def test_ml_dtypes_are_saved_and_loaded(tmp_path):
     import json
 
-    from lighthouse.saved import load
+    from lighthouse import load
 
     compiled = swap("bf16", 4)
     compiled.save(tmp_path / "swap")

@@ -1414,7 +1414,7 @@ REFUSED_UNSIGNED_ONNX_OPS = refused_unsigned_onnx_ops()
 
 
 def without_the_unsigned_check(monkeypatch):
-    from lighthouse.ingress import _unsigned
+    from lighthouse.ingress.torch_mlir import unsigned as _unsigned
 
     monkeypatch.setattr(_unsigned, "check", lambda module: None)
 

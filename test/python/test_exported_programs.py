@@ -1,4 +1,4 @@
-"""Exported programs as lighthouse imports them (ingress/_torch_program.py):
+"""Exported programs as lighthouse imports them (lighthouse.ingress.torch.program):
 the model's state of every kind as constants, and the failures of
 torch.export and torch-mlir's importer as lighthouse errors naming the
 stage and the place."""

@@ -1,4 +1,4 @@
-"""lighthouse.suite.fuzz: a bounded fuzz run of MLIR text and ONNX models
+"""lighthouse.fuzz: a bounded fuzz run of MLIR text and ONNX models
 through lighthouse (parse, compile, call, each mutant in a worker process)
 that fails on any crash or hang not known to be MLIR's or torch-mlir's own,
 and the known upstream crashes checked against lighthouse and Debian's
@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from lighthouse.suite import fuzz
+from lighthouse import fuzz
 
 # Fixed, so that a failure names mutants anyone can run again:
 # `lh-suite fuzz --seed 14 --replay mlir:N`.
@@ -161,8 +161,7 @@ def test_fuzz_command_writes_a_record_per_mutant(tmp_path):
     assert [r["index"] for r in records] == list(range(6))
     assert "mlir: 6 mutants" in done.stdout
     replay = subprocess.run(
-        [sys.executable, "-m", "lighthouse.suite.cli", "fuzz", "--seed", str(SEED)]
-        + ["--replay", "mlir:3"],
+        [sys.executable, "-m", "lighthouse.fuzz", "--seed", str(SEED)] + ["--replay", "mlir:3"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -637,7 +637,7 @@ def test_nodes_of_subgraphs_are_named_after_the_node_holding_them():
 
 # ===------------------------------------------------------------------------===#
 # Unsigned integers: torch-mlir computes some ops on them as on signed ones
-# (lighthouse.ingress._unsigned); those are refused, naming the op and node.
+# (lighthouse.ingress.torch_mlir.unsigned); those are refused, naming the op and node.
 # test_compile.py checks the ops trusted against ONNX's reference evaluator
 # and eager PyTorch, and shows the refused ones wrong.
 # ===------------------------------------------------------------------------===#

@@ -22,7 +22,8 @@ from onnx import TensorProto, helper  # noqa: E402
 
 import lighthouse  # noqa: E402
 from lighthouse import ir  # noqa: E402
-from lighthouse.ingress import LoweringCrash, _lowering_worker  # noqa: E402
+from lighthouse.ingress import LoweringCrash  # noqa: E402
+from lighthouse.ingress.torch_mlir import worker as _lowering_worker  # noqa: E402
 from lighthouse.ingress import onnx as onnx_ingress  # noqa: E402
 
 ONNX_STAGE = "torch-mlir's conversion of ONNX ops to the torch backend contract"
@@ -122,7 +123,7 @@ class FloorHalf(torch.nn.Module):
 
 
 def test_int8_floor_division_crashes_torch_mlir_not_the_caller():
-    # (uint8's is refused before torch-mlir lowers it: lighthouse.ingress._unsigned.)
+    # (uint8's is refused before torch-mlir lowers it: lighthouse.ingress.torch_mlir.unsigned.)
     with pytest.raises(LoweringCrash) as info:
         lighthouse.compile(FloorHalf(), (torch.arange(10, dtype=torch.int8),))
     assert (info.value.stage, info.value.signal) == (LINALG_STAGE, "SIGSEGV")
@@ -223,7 +224,8 @@ def run_python(script, **environment):
 def test_worker_ends_with_its_caller():
     script = """
 from lighthouse import ir
-from lighthouse.ingress import _lowering_worker, onnx as onnx_ingress
+from lighthouse.ingress import onnx as onnx_ingress
+from lighthouse.ingress.torch_mlir import worker as _lowering_worker
 import test_lowering_process as t
 with ir.Context():
     onnx_ingress.to_linalg(t.relu())
@@ -237,7 +239,7 @@ def test_lowering_in_process_when_asked():
     script = """
 import numpy as np
 import lighthouse
-from lighthouse.ingress import _lowering_worker
+from lighthouse.ingress.torch_mlir import worker as _lowering_worker
 import test_lowering_process as t
 compiled = lighthouse.compile_onnx(t.relu())
 print(compiled(np.array([-1, 0, 2], np.float32)).tolist() == [0, 0, 2], _lowering_worker.worker_pid())
@@ -249,7 +251,8 @@ print(compiled(np.array([-1, 0, 2], np.float32)).tolist() == [0, 0, 2], _lowerin
 def test_worker_started_ahead_serves_the_first_lowering():
     script = """
 import lighthouse
-from lighthouse.ingress import _lowering_worker, _torch_mlir
+from lighthouse.ingress import torch_mlir as _torch_mlir
+from lighthouse.ingress.torch_mlir import worker as _lowering_worker
 import test_lowering_process as t
 _torch_mlir.start_lowering_process()
 ahead = _lowering_worker.worker_pid()
@@ -261,7 +264,7 @@ print(ahead is not None and _lowering_worker.worker_pid() == ahead)
 
 def test_weights_cross_as_arguments_and_come_back_as_the_same_constants():
     from lighthouse.ingress import torch as torch_ingress
-    from lighthouse.ingress._exchange_weights import weights_aside
+    from lighthouse.ingress.torch_mlir.weights import weights_aside
 
     torch.manual_seed(0)
     # Two 64 KiB weights cross as arguments; the 512-byte biases stay.

@@ -1,8 +1,8 @@
 """ONNX models rewritten before lowering: values the lowering needs as
 constants (axes, shapes, bounds) folded when computed from constants
 (lighthouse.ingress.onnx), compiled for by value when given as graph inputs
-(lighthouse.specialized); Scans and Loops with scan outputs made Loops of
-loop-carried values (lighthouse.ingress._onnx_loops). On ONNX models built
+(lighthouse.execution.specialized); Scans and Loops with scan outputs made Loops of
+loop-carried values (lighthouse.ingress.onnx.loops). On ONNX models built
 with onnx.helper, compiled and checked against ONNX's reference evaluator."""
 
 import numpy as np
@@ -18,7 +18,7 @@ from onnx.reference import ReferenceEvaluator  # noqa: E402
 
 import lighthouse  # noqa: E402
 from lighthouse import ir  # noqa: E402
-from lighthouse.ingress import _onnx_fold, _onnx_loops  # noqa: E402
+from lighthouse.ingress.onnx import fold as _onnx_fold, loops as _onnx_loops  # noqa: E402
 from lighthouse.ingress import onnx as onnx_ingress  # noqa: E402
 
 
@@ -329,6 +329,8 @@ def test_axes_given_as_a_graph_input_are_compiled_for_by_value():
     assert one is compiled.specialization(x + 1, np.array([1], np.int64))
     assert len(one.arguments) == 1
     assert one is not compiled.specialization(x, np.array([2], np.int64))
+    # Its compilations' stages, added up, as a CompiledModule has them.
+    assert compiled.timings["jit"] >= one.timings["jit"] > 0
 
 
 def test_values_that_do_not_fit_the_model_are_refused_at_the_call():
@@ -420,7 +422,7 @@ def test_sizes_the_failing_nodes_data_is_computed_from_are_compiled_for_by_value
     """ONNX's function of AffineGrid: the grid it transposes is made of
     Ranges to the sizes an If's branches read from the `size` input by
     name. The lowering fails at the Transpose of data of unknown shape."""
-    from lighthouse.ingress import _onnx_fold
+    from lighthouse.ingress.onnx import fold as _onnx_fold
 
     proto = model(
         [helper.make_node("AffineGrid", ["theta", "size"], ["grid"])],
@@ -680,7 +682,7 @@ def test_a_resize_of_some_axes_becomes_one_of_every_axis(operands, attributes, o
     proto = resize_model(operands, attributes, output_shape)
     plain = next(
         n
-        for n in onnx_ingress._prepared(onnx_ingress.load(proto)).graph.node
+        for n in onnx_ingress.prepared(onnx_ingress.load(proto)).graph.node
         if n.op_type == "Resize"
     )
     assert {a.name for a in plain.attribute} == {"mode"}
@@ -698,7 +700,7 @@ def test_a_kept_aspect_ratio_the_plain_form_would_not_keep_is_lighthouses_functi
         {"axes": [2, 3], "keep_aspect_ratio_policy": "not_smaller"},
         [1, 1, 2, 3],
     )
-    assert "Resize" in op_types(onnx_ingress._prepared(onnx_ingress.load(proto)))
+    assert "Resize" in op_types(onnx_ingress.prepared(onnx_ingress.load(proto)))
     check_compiled(proto, np.arange(8, dtype=np.float32).reshape(1, 1, 2, 4))
 
 
@@ -783,7 +785,7 @@ def recurrence(op_type, direction, layout=0, lens=False, peepholes=False, **attr
 )
 def test_recurrences_backwards_or_both_ways_run_as_forward_ones(op_type, direction, layout):
     proto, inputs = recurrence(op_type, direction, layout)
-    prepared = onnx_ingress._prepared(onnx_ingress.load(proto))
+    prepared = onnx_ingress.prepared(onnx_ingress.load(proto))
     directions = [
         helper.get_attribute_value(a).decode()
         for n in prepared.graph.node
@@ -851,7 +853,7 @@ def check_all_outputs(proto, inputs):
 def test_an_lstm_with_peepholes_is_computed_with_them(direction, layout):
     """torch-mlir's LSTM ignores peepholes: lighthouse scans the steps."""
     proto, inputs = recurrence("LSTM", direction, layout, peepholes=True)
-    assert "LSTM" not in op_types(onnx_ingress._prepared(onnx_ingress.load(proto)))
+    assert "LSTM" not in op_types(onnx_ingress.prepared(onnx_ingress.load(proto)))
     check_all_outputs(proto, inputs)
 
 
@@ -865,7 +867,7 @@ def test_both_ways_with_alphas_of_activations_is_left_as_it_is():
     proto, _ = recurrence(
         "RNN", "bidirectional", activations=["LeakyRelu", "Tanh"], activation_alpha=[0.1]
     )
-    prepared = onnx_ingress._prepared(onnx_ingress.load(proto))
+    prepared = onnx_ingress.prepared(onnx_ingress.load(proto))
     assert op_types(prepared) == ["RNN"]
 
 
@@ -895,7 +897,7 @@ RESIZES = [
 def test_lighthouses_resize_function_matches_onnxs_reference(attributes, operands, output_shape):
     """Every mode and coordinate transformation, down and up, along the last
     two axes (one MatMul or Gather each) and on a 5x5 input."""
-    from lighthouse.ingress import _onnx_fold
+    from lighthouse.ingress.onnx import fold as _onnx_fold
 
     if attributes.get("coordinate_transformation_mode") == "tf_crop_and_resize":
         operands = {"roi": [0, 0, 0, 0, 1, 1, 1, 1], **operands}  # It needs one.
@@ -957,7 +959,7 @@ def grid_sample(mode, padding, aligned, spatial):
 )
 def test_grid_sample_is_computed_by_gathers_at_its_taps(mode, spatial, padding, aligned):
     proto, x, grid = grid_sample(mode, padding, aligned, spatial)
-    prepared = onnx_ingress._prepared(onnx_ingress.load(proto))
+    prepared = onnx_ingress.prepared(onnx_ingress.load(proto))
     assert "GridSample" not in op_types(prepared)
     (want,) = ReferenceEvaluator(proto).run(None, {"x": x, "grid": grid})
     (got,) = ReferenceEvaluator(prepared).run(None, {"x": x, "grid": grid})
@@ -1156,7 +1158,7 @@ def test_compress_selects_as_many_as_its_condition_says(axis):
         [("y", TensorProto.FLOAT, [2] if axis is None else [2, 2])],
         opset=11,
     )
-    prepared = onnx_ingress._prepared(onnx_ingress.load(proto))
+    prepared = onnx_ingress.prepared(onnx_ingress.load(proto))
     dims = prepared.graph.output[0].type.tensor_type.shape.dim
     assert [d.dim_value or None for d in dims] == ([None] if axis is None else [2, None])
     compiled = lighthouse.compile_onnx(proto)
@@ -1188,7 +1190,7 @@ def test_slices_with_negative_steps_gather_their_positions(starts, ends, axes, s
         opset=13,
         initializers=initializers,
     )
-    assert "Gather" in op_types(onnx_ingress._prepared(onnx_ingress.load(proto)))
+    assert "Gather" in op_types(onnx_ingress.prepared(onnx_ingress.load(proto)))
     x = np.random.default_rng(6).standard_normal((6, 5, 5)).astype(np.float32)
     check_compiled(proto, x)
 

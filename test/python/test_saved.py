@@ -16,7 +16,7 @@ import pytest
 
 from lighthouse._version import LIGHTHOUSE_VERSION, MLIR_VERSION
 from lighthouse.compiler import compile_module, load
-from lighthouse.saved import link_shared_library
+from lighthouse.execution.saved import link_shared_library
 
 # Two models of one signature.
 EXP = """

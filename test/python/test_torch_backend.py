@@ -11,7 +11,7 @@ torch = pytest.importorskip(
     "torch", reason="needs lighthouse[torch] (build_tools/setup.sh installs it)"
 )
 
-from lighthouse import _torch_fastpath  # noqa: E402
+from lighthouse.ingress.torch import fastpath as _torch_fastpath  # noqa: E402
 from lighthouse.torch_backend import Backend, EagerFallbackWarning  # noqa: E402
 
 # Reductions run in another order than PyTorch's kernels: float32 rounding.

@@ -10,7 +10,7 @@ tensors (upstream dialects only). Importing a submodule without its extra
 raises an ImportError that names the extra.
 """
 
-from ._torch_mlir import (
+from ..errors import (
     ExchangeError,
     ExportError,
     ImporterError,

@@ -74,7 +74,7 @@ def _log(message: str) -> None:
 def command_run(args: argparse.Namespace) -> int:
     from . import expectations
     from .plugins import compiler_names, create_compiler, create_corpus
-    from .progress import Progress
+    from .._progress import Progress
     from .records import ResultsWriter, read_results, run_record
     from .runner import RunOptions, Task, run, select_cases
 
@@ -343,7 +343,7 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
         _add_corpus_options(list_parser)
     list_parser.set_defaults(handler=command_list)
 
-    from .fuzz import add_parser as add_fuzz_parser
+    from ..fuzz.cli import add_parser as add_fuzz_parser
 
     add_fuzz_parser(commands)
     return top

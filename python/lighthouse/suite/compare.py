@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ._blocks import (
+from .report.blocks import (
     Block,
     Cell,
     Heading,

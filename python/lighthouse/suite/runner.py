@@ -8,40 +8,19 @@ import random
 import re
 import selectors
 import signal
-import subprocess
-import sys
 import tempfile
 import time
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from .case import CaseInfo
-from .progress import Progress
+from .._process import end_process_group, start_worker
+from .._progress import Progress
 from .records import ResultsWriter, case_record, last_words
 
 __all__ = ["RunOptions", "Task", "run", "select_cases"]
 
 #: Of a crashed or hung worker's output, the last this many characters are kept.
 STDERR_TAIL_CHARS = 3000
-
-
-def end_process_group(process: subprocess.Popen, kill: bool) -> int:
-    """Ends a worker that leads a process group of its own: kills the group,
-    or closes the worker's input for it to end by itself, within 30 s before
-    the group is killed. Returns the exit status."""
-    if kill:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    try:
-        process.stdin.close()
-    except OSError:
-        pass
-    try:
-        return process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        return process.wait()
 
 
 class RunOptions:
@@ -141,25 +120,6 @@ def select_cases(
             if queue and len(picked) < sample:
                 picked.add(queue.popleft().name)
     return [c for c in chosen if c.name in picked]
-
-
-def start_worker(arguments: list, fd_option: str, log, environment: dict):
-    """Starts `python -m <arguments>` in a session of its own (so that its
-    whole process group can be ended), its output into `log`, with the write
-    end of a new pipe passed as `fd_option <fd>`; returns the process and the
-    pipe's read end, on which it announces its events."""
-    read_end, write_end = os.pipe()
-    process = subprocess.Popen(
-        [sys.executable, "-m", *arguments, fd_option, str(write_end)],
-        stdin=subprocess.PIPE,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        pass_fds=(write_end,),
-        env=environment,
-        start_new_session=True,
-    )
-    os.close(write_end)
-    return process, read_end
 
 
 class _Worker:

@@ -160,7 +160,7 @@ def _import_torch(program, path: str) -> Sequence[Optional[np.dtype]]:
     from iree.compiler import ir
     from iree.compiler.extras.fx_importer import FxImporter
 
-    from lighthouse.ingress._torch_program import frozen
+    from lighthouse.ingress.torch.program import frozen
     from lighthouse.ingress.torch import export
 
     program = export(program)

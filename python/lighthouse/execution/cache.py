@@ -1,0 +1,43 @@
+"""The compile cache: compiled code kept in a folder of saved modules, one
+per key (`CompileOptions.cache_dir`), where a hit skips the pipeline and the
+JIT."""
+
+import hashlib
+import json
+from typing import Sequence, Tuple
+
+from .. import plugins
+from .._version import LIGHTHOUSE_VERSION, MLIR_VERSION
+from .abi import TensorSpec
+from .saved import FORMAT
+
+__all__ = ["cache_key"]
+
+
+def cache_key(
+    module,
+    function_name: str,
+    pipeline_text: str,
+    opt_level: int,
+    unroll_loops: bool,
+    signature: Tuple[Sequence[TensorSpec], Sequence[TensorSpec]] = ((), ()),
+) -> str:
+    """The compile cache's key for `module` (linalg IR, an `ir.Module`): its
+    text and everything else the compiled code depends on, and the
+    `signature` (arguments, results) it is called with, which the IR does not
+    tell in full (a uint8 and an int8 tensor are both i8 there)."""
+    digest = hashlib.sha256()
+    for part in (
+        str(FORMAT),
+        LIGHTHOUSE_VERSION,
+        MLIR_VERSION,
+        function_name,
+        pipeline_text,
+        str(opt_level),
+        str(unroll_loops),
+        plugins.loaded_plugins_identity(),
+        json.dumps([[spec.to_json() for spec in specs] for specs in signature]),
+    ):
+        digest.update(part.encode() + b"\0")
+    digest.update(module.operation.get_asm(binary=True, print_generic_op_form=True))
+    return digest.hexdigest()[:32]

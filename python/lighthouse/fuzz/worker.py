@@ -1,0 +1,160 @@
+"""The worker side: a mutant parsed, compiled and called in a process of its
+own, its outcome announced on a pipe."""
+
+import base64
+import json
+import os
+import sys
+import traceback
+from typing import Optional
+
+from .settings import EXPECTED_ERRORS, MAX_INPUT_ELEMENTS, MESSAGE_CHARS
+from .triage import limit_memory
+
+# ===----------------------------------------------------------------------=== #
+# The worker process
+# ===----------------------------------------------------------------------=== #
+
+
+def _inputs(arguments, rng) -> Optional[list]:
+    """Random arrays for a compiled function's arguments, dynamic sizes of 1
+    to 3; None when one would be too large to make."""
+    import numpy as np
+
+    inputs = []
+    for dtype, shape in arguments:
+        shape = [int(rng.integers(1, 4)) if d is None else d for d in shape]
+        if max(shape, default=0) > MAX_INPUT_ELEMENTS or (
+            np.prod(shape, dtype=float) > MAX_INPUT_ELEMENTS
+        ):
+            return None
+        if dtype.kind == "f":
+            inputs.append(rng.standard_normal(shape).astype(dtype))
+        elif dtype.kind == "b":
+            inputs.append(rng.integers(0, 2, shape).astype(dtype))
+        else:  # Sizes and indices: a few out of range, which runtime checks must catch.
+            inputs.append(rng.integers(-2, 7, shape).astype(dtype))
+    return inputs
+
+
+def _error(stage: str, error: BaseException) -> dict:
+    name = type(error).__name__
+    record = {
+        "status": "rejected" if stage in ("parse", "load") else "error",
+        "stage": stage,
+        "error_class": name,
+        "message": (str(error).strip() or repr(error))[:MESSAGE_CHARS],
+    }
+    expected = EXPECTED_ERRORS.get("compile" if stage == "load" else stage, ())
+    if name not in expected:
+        record["unexpected"] = True
+        record["traceback"] = traceback.format_exc()[-MESSAGE_CHARS * 2 :]
+    return record
+
+
+def _call(compiled, inputs_seed: int, announce) -> dict:
+    import numpy as np
+
+    announce("call")
+    inputs = _inputs(compiled.arguments, np.random.default_rng(inputs_seed))
+    if inputs is None:
+        return {"status": "ok", "called": False}
+    try:
+        outputs = compiled(*inputs)
+        # Reading every element of every result: a result whose sizes claim
+        # more than its buffer holds faults here, not in a later user's code.
+        for output in outputs if isinstance(outputs, tuple) else (outputs,):
+            np.asarray(output).sum()
+    except Exception as error:
+        return _error("call", error)
+    return {"status": "ok", "called": True}
+
+
+def _run_mlir(text: str, inputs_seed: int, timeout: float, announce) -> dict:
+    from lighthouse import ir
+    from lighthouse.compiler import compile_module
+
+    announce("parse")
+    context = ir.Context()
+    try:
+        module = ir.Module.parse(text, context)
+    except Exception as error:
+        return _error("parse", error)
+    announce("compile")
+    try:
+        compiled = compile_module(module)
+    except Exception as error:
+        return _error("compile", error)
+    return _call(compiled, inputs_seed, announce)
+
+
+def _run_onnx(model: bytes, inputs_seed: int, timeout: float, announce) -> dict:
+    import onnx
+
+    import lighthouse
+    from lighthouse.ingress import LoweringCrash
+
+    announce("load")
+    try:
+        proto = onnx.ModelProto.FromString(model)
+    except Exception as error:
+        return _error("load", error)
+    announce("compile")
+    try:
+        # Below the worker's own limit, so that a hang in torch-mlir's
+        # process is told apart from one in lighthouse's.
+        compiled = lighthouse.compile_onnx(proto, lowering_time_limit=max(1.0, timeout - 5))
+    except LoweringCrash as error:
+        record = {
+            "stage": "lowering",
+            "lowering_stage": error.stage,
+            "message": str(error)[:MESSAGE_CHARS],
+        }
+        if error.time_limit is not None:
+            return {**record, "status": "hang"}
+        return {**record, "status": "crash", "signal": error.signal, "fatal": error.fatal}
+    except Exception as error:
+        return _error("compile", error)
+    return _call(compiled, inputs_seed, announce)
+
+
+def worker_main(fd: int) -> None:
+    """Runs the requests on standard input (JSON lines), announcing each
+    stage on file descriptor `fd` before taking it, then the outcome."""
+    import faulthandler
+
+    # A Python traceback on a fault says which lighthouse call was at work.
+    faulthandler.enable()
+    limit_memory()
+    channel = os.fdopen(fd, "w")
+
+    def send(message: dict) -> None:
+        channel.write(json.dumps(message) + "\n")
+        channel.flush()
+
+    def announce(stage: str) -> None:
+        send({"stage": stage})
+
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            if request["kind"] == "mlir":
+                outcome = _run_mlir(
+                    request["text"], request["inputs_seed"], request["timeout"], announce
+                )
+            else:
+                outcome = _run_onnx(
+                    base64.b64decode(request["model"]),
+                    request["inputs_seed"],
+                    request["timeout"],
+                    announce,
+                )
+        except Exception:  # A bug of the fuzzer's own.
+            outcome = {
+                "status": "error",
+                "stage": "fuzzer",
+                "error_class": "FuzzerError",
+                "unexpected": True,
+                "message": traceback.format_exc()[-MESSAGE_CHARS:],
+            }
+        send({"outcome": outcome})

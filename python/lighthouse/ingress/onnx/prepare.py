@@ -1,0 +1,178 @@
+"""The graph passes a model goes through before torch-mlir imports it, in
+order (`PASSES`): values computed from constants folded; the rules that
+apply always (`rules`: ops torch-mlir converts wrong or not at all),
+functions first, then the nodes rewritten in place; Scans and Loops with
+scan outputs made Loops of loop-carried values; the output sizes it
+declares but does not compute left unknown. Each pass gives the model
+itself when it changes nothing."""
+
+from typing import Callable, List, Sequence, Set
+
+from ..torch_mlir import require
+from .fold import expand_functions, fold_constants
+from .loops import loops_of_carried_values
+from .rules import ALWAYS, Site, rules_for
+from .values import constant_values, default_opset, replace_nodes, types_of
+
+onnx = require("onnx", "onnx")
+np = require("numpy", "onnx")  # onnx's dependency
+helper = require("onnx.helper", "onnx")
+
+__all__ = ["PASSES", "expanded_always", "outputs_as_inferred", "prepared", "rewritten_always"]
+
+Pass = Callable[["onnx.ModelProto"], "onnx.ModelProto"]
+
+
+def prepared(proto: "onnx.ModelProto", passes: Sequence[Pass] = None) -> "onnx.ModelProto":
+    """`proto` through each of `passes` (`PASSES`), in order."""
+    for graph_pass in PASSES if passes is None else passes:
+        proto = graph_pass(proto)
+    return proto
+
+
+def _sites(proto: "onnx.ModelProto"):
+    """Each main-graph node with a rule that applies always, as a `Site`."""
+    nodes = [node for node in proto.graph.node if rules_for(node, ALWAYS)]
+    if not nodes:
+        return
+    types = types_of(proto.graph)
+    constants = constant_values(proto.graph)
+    opset = default_opset(proto, 0)
+    for node in proto.graph.node:
+        yield Site(node, types, constants, opset)
+
+
+def _always(site: Site):
+    """What the first rule for `site`'s node that applies always gives."""
+    for rule in rules_for(site.node, ALWAYS):
+        rewritten = rule.apply(site)
+        if rewritten is not None:
+            return rewritten
+    return None
+
+
+def expanded_always(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+    """`proto` with the nodes that a rule applying always expands into a
+    function expanded, and the values of those functions computed from
+    constants folded."""
+    ops: Set[str] = {
+        site.node.op_type for site in _sites(proto) if isinstance(_always(site), onnx.FunctionProto)
+    }
+    expanded = expand_functions(proto, ops)
+    return proto if expanded is proto else fold_constants(expanded)
+
+
+def rewritten_always(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+    """`proto` with the nodes that a rule applying always rewrites into
+    other nodes replaced by them."""
+    # The rewrites of the nodes, by position, before the model is copied: most
+    # models (of MatMuls and Slices) have none, and a copy of their weights
+    # costs.
+    rewrites = {}
+    for index, site in enumerate(_sites(proto)):
+        rewritten = _always(site)
+        if isinstance(rewritten, list):
+            rewrites[index] = rewritten
+    if not rewrites:
+        return proto
+    rewritten = onnx.ModelProto()
+    rewritten.CopyFrom(proto)
+    positions = iter(range(len(rewritten.graph.node)))
+    replace_nodes(rewritten.graph, lambda node: rewrites.get(next(positions)))
+    if not default_opset(proto, 0):
+        # A model of ONNX-ML ops alone imports no opset of the default
+        # domain, which the ops replacing them are of (and torch-mlir's
+        # importer needs).
+        rewritten.opset_import.append(helper.make_opsetid("", _ML_REPLACEMENTS_OPSET))
+    return onnx.shape_inference.infer_shapes(rewritten, data_prop=True)
+
+
+#: The opset of the default domain's ops that replace ONNX-ML ones.
+_ML_REPLACEMENTS_OPSET = 13
+
+
+def outputs_as_inferred(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+    """`proto` with the sizes its graph outputs declare but its computation
+    leaves to the data left unknown (`proto` itself when there are none):
+    the number of elements Compress or NonZero select depends on the data,
+    and torch-mlir cannot cast what it computes to the size a model
+    declares (from the data it was exported with). A size ONNX's inference
+    ties to a named dimension of an input stays declared, and the compiled
+    code checks it; one it cannot tell (data-dependent, or computed from
+    several sizes) is left to the computation."""
+    if not any(
+        dim.HasField("dim_value")
+        for value in proto.graph.output
+        for dim in value.type.tensor_type.shape.dim
+    ):
+        return proto
+    # The model without its large initializers, as inputs of their types:
+    # inference reads the values of small ones only (shapes, axes), and a
+    # copy of the weights cost 0.9 s of a 134 MB model's rewrites.
+    probe = _without_initializers(proto)
+    for value in probe.graph.output:
+        value.type.tensor_type.ClearField("shape")
+    try:
+        inferred = onnx.shape_inference.infer_shapes(probe, data_prop=True).graph.output
+    except Exception:  # noqa: BLE001 - onnx's C++ inference fails in its own ways
+        return proto
+    named = {
+        dim.dim_param
+        for value in proto.graph.input
+        for dim in value.type.tensor_type.shape.dim
+        if dim.HasField("dim_param")
+    }
+    relaxed = None
+    for index, (declared, computed) in enumerate(zip(proto.graph.output, inferred)):
+        declared_dims = declared.type.tensor_type.shape.dim
+        computed_type = computed.type.tensor_type
+        if not computed_type.HasField("shape") or len(computed_type.shape.dim) != len(
+            declared_dims
+        ):
+            continue
+        for axis, (dim, found) in enumerate(zip(declared_dims, computed_type.shape.dim)):
+            of_data = not found.HasField("dim_value") and found.dim_param not in named
+            if dim.HasField("dim_value") and of_data:
+                if relaxed is None:
+                    relaxed = onnx.ModelProto()
+                    relaxed.CopyFrom(proto)
+                target = relaxed.graph.output[index].type.tensor_type.shape.dim[axis]
+                target.dim_param = f"{declared.name}_dim{axis}"
+    return proto if relaxed is None else relaxed
+
+
+#: Initializers of more elements are left out of the model shape inference
+#: runs on for `outputs_as_inferred`: shapes and axes are smaller.
+_INFERENCE_ELEMENTS = 1024
+
+
+def _without_initializers(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+    """A copy of `proto` whose initializers of more than
+    `_INFERENCE_ELEMENTS` elements are typed inputs."""
+    model = onnx.ModelProto()
+    model.ir_version = proto.ir_version
+    model.opset_import.extend(proto.opset_import)
+    model.functions.extend(proto.functions)
+    graph = model.graph
+    for field in ("node", "input", "output", "value_info"):
+        getattr(graph, field).extend(getattr(proto.graph, field))
+    inputs = {value.name for value in proto.graph.input}
+    for tensor in proto.graph.initializer:
+        if int(np.prod(tensor.dims)) <= _INFERENCE_ELEMENTS:
+            graph.initializer.append(tensor)
+        elif tensor.name not in inputs:
+            graph.input.append(
+                helper.make_tensor_value_info(tensor.name, tensor.data_type, tensor.dims)
+            )
+    return model
+
+
+#: The graph passes before import, in order: each rule and rewrite needs the
+#: constants folded before it.
+PASSES: List[Pass] = [
+    fold_constants,
+    expanded_always,
+    rewritten_always,
+    loops_of_carried_values,
+    outputs_as_inferred,
+]
