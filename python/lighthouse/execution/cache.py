@@ -6,7 +6,6 @@ import hashlib
 import json
 from typing import Sequence, Tuple
 
-from .. import plugins
 from .._version import LIGHTHOUSE_VERSION, MLIR_VERSION
 from .abi import TensorSpec
 from .saved import FORMAT
@@ -26,6 +25,10 @@ def cache_key(
     text and everything else the compiled code depends on, and the
     `signature` (arguments, results) it is called with, which the IR does not
     tell in full (a uint8 and an int8 tensor are both i8 there)."""
+    # Imported here: reading the installed packages' entry points takes 25
+    # ms, which code compiled without a cache does without.
+    from .. import plugins
+
     digest = hashlib.sha256()
     for part in (
         str(FORMAT),

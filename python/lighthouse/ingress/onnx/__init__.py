@@ -411,7 +411,7 @@ def lower_to_linalg(module: ir.Module, *, time_limit: Optional[float] = None) ->
       LoweringCrash: torch-mlir crashed, or went past the time limit.
 
     BitCasts between floats and integers are rewritten in `module` first
-    (`_onnx_bitcast`).
+    (`bitcast`).
     """
     bitcasts_as_builtin(module)
     lowered = run_checked_pipelines(module, ONNX_TO_LINALG_STAGES, time_limit)

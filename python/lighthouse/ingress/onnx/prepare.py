@@ -1,24 +1,25 @@
 """The graph passes a model goes through before torch-mlir imports it, in
 order (`PASSES`): values computed from constants folded; the rules that
-apply always (`rules`: ops torch-mlir converts wrong or not at all),
-functions first, then the nodes rewritten in place; Scans and Loops with
+apply always (`rules`: ops torch-mlir converts wrong or not at all), the
+expansions into functions first, then the nodes rewritten in place; Scans and Loops with
 scan outputs made Loops of loop-carried values; the output sizes it
 declares but does not compute left unknown. Each pass gives the model
 itself when it changes nothing."""
 
-from typing import Callable, List, Sequence, Set
+from typing import Callable, Dict, List, Sequence
 
 from ..torch_mlir import require
 from .fold import expand_functions, fold_constants
 from .loops import loops_of_carried_values
 from .rules import ALWAYS, Site, rules_for
+from .rules.rule import Rewritten
 from .values import constant_values, default_opset, replace_nodes, types_of
 
 onnx = require("onnx", "onnx")
 np = require("numpy", "onnx")  # onnx's dependency
 helper = require("onnx.helper", "onnx")
 
-__all__ = ["PASSES", "expanded_always", "outputs_as_inferred", "prepared", "rewritten_always"]
+__all__ = ["PASSES", "outputs_as_inferred", "prepared", "rewritten_always"]
 
 Pass = Callable[["onnx.ModelProto"], "onnx.ModelProto"]
 
@@ -30,55 +31,52 @@ def prepared(proto: "onnx.ModelProto", passes: Sequence[Pass] = None) -> "onnx.M
     return proto
 
 
-def _sites(proto: "onnx.ModelProto"):
-    """Each main-graph node with a rule that applies always, as a `Site`."""
-    nodes = [node for node in proto.graph.node if rules_for(node, ALWAYS)]
-    if not nodes:
-        return
+def _always_rewrites(proto: "onnx.ModelProto") -> Dict[int, Rewritten]:
+    """What the first rule applying always gives each main-graph node it
+    rewrites (nodes or a function), by the node's position."""
+    positions = [i for i, node in enumerate(proto.graph.node) if rules_for(node, ALWAYS)]
+    if not positions:
+        return {}
     types = types_of(proto.graph)
     constants = constant_values(proto.graph)
     opset = default_opset(proto, 0)
-    for node in proto.graph.node:
-        yield Site(node, types, constants, opset)
-
-
-def _always(site: Site):
-    """What the first rule for `site`'s node that applies always gives."""
-    for rule in rules_for(site.node, ALWAYS):
-        rewritten = rule.apply(site)
-        if rewritten is not None:
-            return rewritten
-    return None
-
-
-def expanded_always(proto: "onnx.ModelProto") -> "onnx.ModelProto":
-    """`proto` with the nodes that a rule applying always expands into a
-    function expanded, and the values of those functions computed from
-    constants folded."""
-    ops: Set[str] = {
-        site.node.op_type for site in _sites(proto) if isinstance(_always(site), onnx.FunctionProto)
-    }
-    expanded = expand_functions(proto, ops)
-    return proto if expanded is proto else fold_constants(expanded)
+    rewrites = {}
+    for index in positions:
+        site = Site(proto.graph.node[index], types, constants, opset)
+        for rule in rules_for(site.node, ALWAYS):
+            rewritten = rule.apply(site)
+            if rewritten is not None:
+                rewrites[index] = rewritten
+                break
+    return rewrites
 
 
 def rewritten_always(proto: "onnx.ModelProto") -> "onnx.ModelProto":
-    """`proto` with the nodes that a rule applying always rewrites into
+    """`proto` with the rules that apply always applied: the nodes a rule
+    expands into a function expanded first (and the values the functions
+    compute from constants folded), then the nodes a rule rewrites into
     other nodes replaced by them."""
-    # The rewrites of the nodes, by position, before the model is copied: most
-    # models (of MatMuls and Slices) have none, and a copy of their weights
-    # costs.
-    rewrites = {}
-    for index, site in enumerate(_sites(proto)):
-        rewritten = _always(site)
-        if isinstance(rewritten, list):
-            rewrites[index] = rewritten
-    if not rewrites:
+    rewrites = _always_rewrites(proto)
+    ops = {
+        proto.graph.node[index].op_type
+        for index, rewritten in rewrites.items()
+        if isinstance(rewritten, onnx.FunctionProto)
+    }
+    if ops:
+        expanded = expand_functions(proto, ops)
+        if expanded is not proto:
+            # The other rules see the expanded model, its constants folded.
+            proto = fold_constants(expanded)
+            rewrites = _always_rewrites(proto)
+    # Replacements by position, before the model is copied: most models (of
+    # MatMuls and Slices) have none, and a copy of their weights costs.
+    replacements = {i: nodes for i, nodes in rewrites.items() if isinstance(nodes, list)}
+    if not replacements:
         return proto
     rewritten = onnx.ModelProto()
     rewritten.CopyFrom(proto)
     positions = iter(range(len(rewritten.graph.node)))
-    replace_nodes(rewritten.graph, lambda node: rewrites.get(next(positions)))
+    replace_nodes(rewritten.graph, lambda node: replacements.get(next(positions)))
     if not default_opset(proto, 0):
         # A model of ONNX-ML ops alone imports no opset of the default
         # domain, which the ops replacing them are of (and torch-mlir's
@@ -171,7 +169,6 @@ def _without_initializers(proto: "onnx.ModelProto") -> "onnx.ModelProto":
 #: constants folded before it.
 PASSES: List[Pass] = [
     fold_constants,
-    expanded_always,
     rewritten_always,
     loops_of_carried_values,
     outputs_as_inferred,

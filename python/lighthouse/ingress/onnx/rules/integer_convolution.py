@@ -30,7 +30,7 @@ def _filter_rank(site: Site) -> Optional[str]:
 def _integer_convolution(site: Site) -> "onnx.FunctionProto":
     node = site.node
     rank = len(site.types[node.input[1]].tensor_type.shape.dim)
-    given = [name for name in _INPUTS[: len(node.input)]]
+    given = list(_INPUTS[: len(node.input)])
     nodes = []
 
     def less_zero_point(value: str, zero_point: str, shape: Optional[list]) -> str:
