@@ -290,3 +290,48 @@ def test_weights_cross_as_arguments_and_come_back_as_the_same_constants():
     compiled = lighthouse.compile(model, (x,))
     with torch.no_grad():
         np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_an_onnx_models_weights_cross_as_arguments_too():
+    pytest.importorskip("onnx", reason="needs lighthouse[onnx]")
+    from onnx import TensorProto, helper, numpy_helper
+
+    from lighthouse.ingress import onnx as onnx_ingress
+    from lighthouse.ingress.torch_mlir.weights import weights_aside
+
+    rng = np.random.default_rng(0)
+    # A 64 KiB initializer crosses as an argument; the 512-byte bias and the
+    # 64 KiB int64 table (a value ops may read) stay.
+    weight = rng.standard_normal((128, 128)).astype(np.float32)
+    bias = rng.standard_normal(128).astype(np.float32)
+    table = np.arange(128 * 64, dtype=np.int64)
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x", "weight"], ["product"]),
+            helper.make_node("Add", ["product", "bias"], ["y"]),
+            helper.make_node("Shape", ["table"], ["n"]),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 128])],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 128]),
+            helper.make_tensor_value_info("n", TensorProto.INT64, [1]),
+        ],
+        [
+            numpy_helper.from_array(weight, "weight"),
+            numpy_helper.from_array(bias, "bias"),
+            numpy_helper.from_array(table, "table"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with ir.Context():
+        raw = onnx_ingress.import_model(model)
+        with weights_aside(raw) as weights:
+            assert [str(w.type) for w in next(iter(weights.values()))] == ["tensor<128x128xf32>"]
+            assert str(raw).split("{-#")[0].count('name = "onnx.Constant"') == 2
+        lowered = onnx_ingress.lower_to_linalg(raw)
+        assert str(lowered).split("{-#")[0].count("arith.constant dense_resource<weight>") == 1
+    x = rng.standard_normal((3, 128)).astype(np.float32)
+    y, n = lighthouse.compile_onnx(model)(x)
+    np.testing.assert_allclose(y, x @ weight + bias, rtol=1e-5, atol=1e-5)
+    assert n.tolist() == [128 * 64]

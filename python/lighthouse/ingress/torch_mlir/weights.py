@@ -5,8 +5,9 @@ the IR crosses as text both ways, where a weight is a string of hex digits:
 printed, piped, parsed, printed and parsed again. For an MLP of 67 MB of
 weights that was 2.4 s of the 2.6 s of lowering. The passes need the weights'
 types only: `weights_aside` makes each large floating-point literal of a
-public function an argument of the function for the time of the exchange,
-and `restore_weights` puts the same attributes back as constants into the IR
+public function (a `torch.vtensor.literal`, or an ONNX model's initializer
+or Constant) an argument of the function for the time of the exchange, and
+`restore_weights` puts the same attributes back as constants into the IR
 that comes back, as `torch.vtensor.literal` where the argument is still a
 torch tensor and `arith.constant` where torch-mlir lowered it to a builtin
 one. The attributes never leave lighthouse's context, so they are not
@@ -15,7 +16,7 @@ copied either.
 
 import contextlib
 import math
-from typing import Dict, Iterator, List
+from typing import Dict, Iterator, List, Optional
 
 from ... import ir
 
@@ -48,16 +49,30 @@ def _is_elements(value: ir.Attribute) -> bool:
     return False
 
 
-def _is_weight(op: ir.Operation) -> bool:
-    if op.name != "torch.vtensor.literal" or "value" not in op.attributes:
-        return False
-    value = op.attributes["value"]
+#: The ops holding a literal tensor, and its attribute: torch's literal, and
+#: the ONNX importer's initializers and Constants (an `onnx.Constant`
+#: operator, which torch-mlir converts into the literal).
+_LITERALS = {"torch.vtensor.literal": "value", "torch.operator": "torch.onnx.value"}
+
+
+def _weight(op: ir.Operation) -> Optional[ir.Attribute]:
+    """The literal `op` holds if it is a weight, else None."""
+    attribute = _LITERALS.get(op.name)
+    if attribute is None or attribute not in op.attributes:
+        return None
+    if op.name == "torch.operator" and ir.StringAttr(op.attributes["name"]).value != (
+        "onnx.Constant"
+    ):
+        return None
+    value = op.attributes[attribute]
     if not _is_elements(value):
-        return False
+        return None
     shaped = ir.ShapedType(value.type)
     if not (isinstance(shaped.element_type, ir.FloatType) and shaped.has_static_shape):
-        return False
-    return math.prod(shaped.shape) * shaped.element_type.width // 8 >= MIN_WEIGHT_BYTES
+        return None
+    if math.prod(shaped.shape) * shaped.element_type.width // 8 < MIN_WEIGHT_BYTES:
+        return None
+    return value
 
 
 def _set_inputs(function: ir.OpView, inputs: list) -> None:
@@ -80,11 +95,12 @@ def _take_weights(module: ir.Module) -> Weights:
             entry = function.regions[0].blocks[0]
             taken = []
             for op in [op.operation for op in entry.operations]:
-                if not _is_weight(op):
+                value = _weight(op)
+                if value is None:
                     continue
                 argument = entry.add_argument(op.results[0].type, op.location)
                 op.results[0].replace_all_uses_with(argument)
-                taken.append(op.attributes["value"])
+                taken.append(value)
                 op.erase()
             if taken:
                 _set_inputs(function, [argument.type for argument in entry.arguments])
