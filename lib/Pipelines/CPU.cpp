@@ -129,10 +129,12 @@ void buildCPULoopsPipeline(OpPassManager &pm) {
 LogicalResult buildCPUSchedulePipeline(OpPassManager &pm,
                                        llvm::StringRef selectionOptions,
                                        llvm::raw_ostream &errors) {
-  return parsePassPipeline(("lighthouse-cpu-select-strategy{" +
-                            selectionOptions +
-                            "},lighthouse-cpu-apply-strategy")
-                               .str(),
+  // The forms are rewritten for the context the strategies are selected
+  // for: both passes take the same options.
+  std::string options = ("{" + selectionOptions + "}").str();
+  return parsePassPipeline("lighthouse-cpu-prepare-forms" + options +
+                               ",lighthouse-cpu-select-strategy" + options +
+                               ",lighthouse-cpu-apply-strategy",
                            pm, errors);
 }
 
@@ -158,8 +160,9 @@ void buildCPUFastPipeline(OpPassManager &pm) {
 }
 
 /// Registers `name`, built by `build` from the options it is given, which
-/// are handed on to lighthouse-cpu-select-strategy, so that they are
-/// declared once, on that pass.
+/// are handed on to lighthouse-cpu-prepare-forms and
+/// lighthouse-cpu-select-strategy, so that they are declared once, on those
+/// passes.
 static void registerWithSelectionOptions(
     llvm::StringRef name, llvm::StringRef description,
     LogicalResult (*build)(OpPassManager &, llvm::StringRef,
@@ -190,14 +193,15 @@ void registerPipelines() {
       "lighthouse's CPU pipeline (lighthouse.compile's `default`): the "
       "host as the target, lighthouse-cpu-schedule, then lowered as "
       "lighthouse-cpu does, with threads on OpenMP; takes "
-      "lighthouse-cpu-select-strategy's options "
+      "the selection options of lighthouse-cpu-select-strategy "
       "(target, threads, cache-tiles, register-tiles, pack-b, "
       "fuse-consumers)",
       buildCPUFastPipeline);
   registerWithSelectionOptions(
       "lighthouse-cpu-schedule",
-      "lighthouse's CPU code generator: lighthouse-cpu-select-strategy, "
-      "then lighthouse-cpu-apply-strategy; takes the former's options",
+      "lighthouse's CPU code generator: lighthouse-cpu-prepare-forms, "
+      "lighthouse-cpu-select-strategy, then lighthouse-cpu-apply-strategy; "
+      "takes the selection options of the first two",
       buildCPUSchedulePipeline);
 }
 

@@ -32,9 +32,10 @@ namespace lighthouse {
 /// returns to the caller instead of aborting.
 void buildCPULoopsPipeline(mlir::OpPassManager &pm);
 
-/// Appends the CPU code generator: strategy selection with
-/// `selectionOptions` (`threads=1 cache-tiles=64,256,64`, as
-/// lighthouse-cpu-select-strategy takes them), then application; fails, with
+/// Appends the CPU code generator: the rewrites into the forms the policies
+/// take and strategy selection, both with `selectionOptions` (`threads=1
+/// cache-tiles=64,256,64`, as lighthouse-cpu-prepare-forms and
+/// lighthouse-cpu-select-strategy take them), then application; fails, with
 /// the reason in `errors`, when the options do not parse.
 llvm::LogicalResult buildCPUSchedulePipeline(mlir::OpPassManager &pm,
                                              llvm::StringRef selectionOptions,

@@ -2,13 +2,13 @@
 //
 // `lighthouse-cpu-apply-strategy` builds one transform script for the
 // module: a sequence per op with a strategy, made by the builder of its
-// kind (Families.h), then the lowering of what they vectorized into FMAs.
-// It applies the script, runs the register kernels, and removes the
-// strategies.
+// kind (the family table, OpFamilies.h), then the lowering of what they
+// vectorized into FMAs. It applies the script, runs the register kernels, and
+// removes the strategies.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Families.h"
+#include "OpFamilies.h"
 #include "TransformBuilders.h"
 
 #include "lighthouse/Codegen/CPU/Passes.h"
@@ -80,56 +80,12 @@ LogicalResult verifyStrategy(Operation *op, const Strategy &strategy) {
       return op->emitError()
              << kStrategyAttrName << ": " << level.size()
              << " sizes for an op of " << linalgOp.getNumLoops() << " loops";
-  switch (strategy.kind) {
-  case StrategyKind::ContractionBlocked:
-    return verifyContraction(op, strategy);
-  case StrategyKind::ConvolutionRows:
-  case StrategyKind::ConvolutionWindows:
-    if (!linalg::isaConvolutionOpInterface(linalgOp) ||
-        strategy.registers.empty())
-      return op->emitError() << stringifyStrategyKind(strategy.kind)
-                             << " takes a convolution or pooling and its "
-                                "register tiles";
+  // Fused ops have nothing more to check: their producer's builder
+  // computes them.
+  const OpFamily *family = familyOf(strategy.kind);
+  if (!family || !family->verify)
     return success();
-  case StrategyKind::ReductionRows:
-    if (linalgOp.getNumReductionLoops() != 1 ||
-        strategy.vector.size() != linalgOp.getNumLoops() ||
-        !strategy.vector.back())
-      return op->emitError() << "reduction.rows takes an op reducing one loop "
-                                "and a vector size per loop, the reduced "
-                                "one's nonzero";
-    return success();
-  case StrategyKind::TransposeTiles:
-    if (!isa<linalg::TransposeOp>(op) ||
-        strategy.vector.size() != linalgOp.getNumLoops())
-      return op->emitError() << "transpose.tiles takes a linalg.transpose "
-                                "and a block size per loop";
-    return success();
-  case StrategyKind::ElementwiseRows:
-  case StrategyKind::Fused:
-    return success();
-  }
-  llvm_unreachable("a strategy kind without a check");
-}
-
-/// The transforms of `root`'s strategy, whose op is the one handle `op`.
-void buildStrategy(ImplicitLocOpBuilder &b, Value op, const Root &root) {
-  BuildContext context{b, op, root.op, root.strategy};
-  switch (root.strategy.kind) {
-  case StrategyKind::ContractionBlocked:
-    return buildContraction(context);
-  case StrategyKind::ConvolutionRows:
-  case StrategyKind::ConvolutionWindows:
-    return buildConvolution(context);
-  case StrategyKind::ReductionRows:
-    return buildReduction(context);
-  case StrategyKind::ElementwiseRows:
-    return buildElementwise(context);
-  case StrategyKind::TransposeTiles:
-    return buildTranspose(context);
-  case StrategyKind::Fused:
-    llvm_unreachable("fused ops are built with their producer's strategy");
-  }
+  return family->verify(op, strategy);
 }
 
 /// Lowers what the strategies vectorized: first folds the broadcasts and
@@ -185,7 +141,9 @@ OwningOpRef<ModuleOp> buildScript(Location loc, ArrayRef<Root> roots) {
               module,
               [&](OpBuilder &builder, Location loc, BlockArgument scope) {
                 ImplicitLocOpBuilder b(loc, builder);
-                buildStrategy(b, matchRoot(b, scope, root.op), root);
+                familyOf(root.strategy.kind)
+                    ->build({b, matchRoot(b, scope, root.op), root.op,
+                             root.strategy});
                 transform::YieldOp::create(b);
               });
         }
@@ -248,7 +206,9 @@ public:
               transform::TransformDialect::kTransformEntryPointSymbolName),
           /*extraMapping=*/{}, transform::TransformOptions(),
           /*enforceToplevelTransformOp=*/false);
-      runConvolutionKernels(module, *target);
+      for (const OpFamily &family : opFamilies())
+        if (family.afterTransforms)
+          family.afterTransforms(module, *target);
     }
     module.walk([](Operation *op) {
       op->removeAttr(kStrategyAttrName);

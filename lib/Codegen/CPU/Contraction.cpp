@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Families.h"
+#include "OpFamilies.h"
 #include "TransformBuilders.h"
 
 #include "lighthouse/Transforms/Vectorizable.h"

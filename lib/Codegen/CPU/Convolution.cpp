@@ -3,7 +3,7 @@
 // The convolution family: convolutions, depthwise or not, and poolings
 // (linalg's ConvolutionOpInterface). 2-D NCHW ones with a stride
 // of 1 or 2 along the rows are tiled into blocks of channels by one or two
-// output rows of pixels for the register kernel of WindowRows.h
+// output rows of pixels for the register kernel of ConvolutionKernel.h
 // (`convolution.rows`); others into single output rows, decomposed into
 // 1-D windows and vectorized along the row (`convolution.windows`); either
 // is split across threads by images when the batch is large, else within
@@ -11,14 +11,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Families.h"
+#include "ConvolutionKernel.h"
+#include "OpFamilies.h"
 #include "TransformBuilders.h"
-#include "WindowRows.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -34,7 +35,7 @@ namespace lighthouse::cpu {
 constexpr int64_t kMaxWindowTerms = 2048;
 
 /// Whether `op` is a convolution or pooling in a layout the strategies
-/// take: 2-D NCHW (WindowRows.h).
+/// take: 2-D NCHW (ConvolutionKernel.h).
 static bool isNchwWindow(linalg::LinalgOp op) {
   return asNchwWindow(op).has_value();
 }
@@ -84,12 +85,8 @@ windowTiles(linalg::LinalgOp op, std::optional<int64_t> rowWidth) {
   return SmallVector<int64_t>{1, channelTile, 1, widthTile, 1, 0};
 }
 
-/// The strategy's kind and its tiles of registers, without threads: blocks
-/// of the register kernel when it takes the op, else rows of 1-D windows
-/// (with `rowWidth`, as if the output rows were that wide).
-static std::optional<Strategy>
-windowPlan(linalg::LinalgOp op, const CPUTarget &target,
-           std::optional<int64_t> rowWidth = std::nullopt) {
+std::optional<Strategy> windowPlan(linalg::LinalgOp op, const CPUTarget &target,
+                                   std::optional<int64_t> rowWidth) {
   if (std::optional<WindowRowTile> block =
           windowRowTile(op, target, rowWidth)) {
     // Iteration spaces: conv (n, f, oh, ow, c, kh, kw), pooling (n, c, oh,
@@ -120,9 +117,7 @@ static int64_t workPerImage(linalg::LinalgOp op) {
   return work;
 }
 
-/// The images from which a convolution or pooling is split across
-/// `threads` threads: enough work for each, and an image for each.
-static int64_t minThreadedBatch(linalg::LinalgOp op, int64_t threads) {
+int64_t minThreadedBatch(linalg::LinalgOp op, int64_t threads) {
   int64_t perImage = std::max<int64_t>(workPerImage(op), 1);
   return std::max(threads, (kMinThreadedWork + perImage - 1) / perImage);
 }
@@ -181,80 +176,40 @@ static void chooseThreadSplit(linalg::LinalgOp op, Strategy &strategy,
   strategy.threads = split;
 }
 
-static std::optional<Strategy>
-select(linalg::LinalgOp op, const SelectionContext &context, bool largeBatch) {
-  if (!isNchwWindow(op))
-    return std::nullopt;
-  std::optional<Strategy> strategy = windowPlan(op, context.target);
-  if (strategy)
-    chooseThreadSplit(op, *strategy, context.target.threads, largeBatch);
-  return strategy;
+/// Whether `op` runs in the branch of an scf.if (versionOnBatchSize's) that
+/// is taken when its batch holds enough images for `threads` threads.
+static bool inLargeBatchBranch(linalg::LinalgOp op, int64_t threads) {
+  auto branch = dyn_cast<scf::IfOp>(op->getParentOp());
+  if (!branch || op->getBlock() != branch.thenBlock())
+    return false;
+  auto large = branch.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!large || large.getPredicate() != arith::CmpIPredicate::sge)
+    return false;
+  auto batch = large.getLhs().getDefiningOp<tensor::DimOp>();
+  std::optional<int64_t> dim = batch ? batch.getConstantIndex() : std::nullopt;
+  std::optional<int64_t> images = getConstantIntValue(large.getRhs());
+  return dim == 0 && batch.getSource() == op.getDpsInits()[0] && images &&
+         *images >= minThreadedBatch(op, threads);
 }
 
 std::optional<Strategy> selectConvolution(linalg::LinalgOp op,
                                           const SelectionContext &context) {
-  return select(op, context, /*largeBatch=*/false);
+  if (!isNchwWindow(op))
+    return std::nullopt;
+  std::optional<Strategy> strategy = windowPlan(op, context.target);
+  if (strategy)
+    chooseThreadSplit(op, *strategy, context.target.threads,
+                      inLargeBatchBranch(op, context.target.threads));
+  return strategy;
 }
 
-/// Replaces each convolution and pooling with a dynamic batch by two copies
-/// in an scf.if on the batch size: the one taken from minThreadedBatch
-/// images on is split across threads by images; the other is split within
-/// images when one image holds enough work, else runs on one thread, as
-/// small batches of small images wake no thread. Both get their strategy.
-void versionOnBatchSize(ModuleOp module, const SelectionContext &context) {
-  int64_t threads = context.target.threads;
-  if (threads < 2)
-    return;
-  SmallVector<linalg::LinalgOp> windows;
-  module.walk([&](linalg::LinalgOp op) {
-    if (isNchwWindow(op) &&
-        cast<ShapedType>(op.getDpsInits()[0].getType()).isDynamicDim(0) &&
-        windowPlan(op, context.target))
-      windows.push_back(op);
-  });
-  for (linalg::LinalgOp op : windows) {
-    OpBuilder builder(op);
-    Location loc = op.getLoc();
-    Value batch = tensor::DimOp::create(builder, loc, op.getDpsInits()[0], 0);
-    Value large =
-        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, batch,
-                              arith::ConstantIndexOp::create(
-                                  builder, loc, minThreadedBatch(op, threads)));
-    auto branch = scf::IfOp::create(builder, loc, op->getResultTypes(), large,
-                                    /*withElseRegion=*/true);
-    for (Block *block : {branch.thenBlock(), branch.elseBlock()}) {
-      builder.setInsertionPointToStart(block);
-      auto copy = cast<linalg::LinalgOp>(builder.clone(*op));
-      setStrategy(copy, *select(copy, context, block == branch.thenBlock()));
-      scf::YieldOp::create(builder, loc, copy->getResults());
-    }
-    op->replaceAllUsesWith(branch.getResults());
-    op->erase();
-  }
-}
-
-void splitWindowRemainders(ModuleOp module, const SelectionContext &context) {
-  int64_t pixels =
-      context.target.elementsPerRegister(Float32Type::get(module.getContext()));
-  // Each op with the width of its first part.
-  SmallVector<std::pair<linalg::LinalgOp, int64_t>> windows;
-  module.walk([&](linalg::LinalgOp op) {
-    if (!isNchwWindow(op) || windowPlan(op, context.target))
-      return;
-    int64_t width =
-        cast<ShapedType>(op.getDpsInits()[0].getType()).getDimSize(3);
-    if (!ShapedType::isDynamic(width) && width > pixels &&
-        windowPlan(op, context.target, width - width % pixels))
-      windows.emplace_back(op, width - width % pixels);
-  });
-  IRRewriter rewriter(module.getContext());
-  for (auto [op, first] : windows) {
-    rewriter.setInsertionPoint(op);
-    // Loop 3 is the output columns of a convolution (n, f, oh, ow, ...) and
-    // of a pooling (n, c, oh, ow, ...).
-    (void)linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), 3,
-                          rewriter.getIndexAttr(first));
-  }
+LogicalResult verifyConvolution(Operation *op, const Strategy &strategy) {
+  if (!linalg::isaConvolutionOpInterface(cast<linalg::LinalgOp>(op)) ||
+      strategy.registers.empty())
+    return op->emitError() << stringifyStrategyKind(strategy.kind)
+                           << " takes a convolution or pooling and its "
+                              "register tiles";
+  return success();
 }
 
 /// Splits the op across threads, then tiles it into blocks; the register

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Families.h"
+#include "OpFamilies.h"
 #include "TransformBuilders.h"
 
 #include "lighthouse/Transforms/Vectorizable.h"

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Families.h"
+#include "OpFamilies.h"
 #include "TransformBuilders.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -109,6 +109,17 @@ std::optional<Strategy> selectReduction(linalg::LinalgOp op,
   strategy.registers[rowLoops - 1] =
       largestDivisorAtMost(innerRows, kRowVectorFloats / width);
   return strategy;
+}
+
+LogicalResult verifyReduction(Operation *op, const Strategy &strategy) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  if (linalgOp.getNumReductionLoops() != 1 ||
+      strategy.vector.size() != linalgOp.getNumLoops() ||
+      !strategy.vector.back())
+    return op->emitError() << "reduction.rows takes an op reducing one loop "
+                              "and a vector size per loop, the reduced "
+                              "one's nonzero";
+  return success();
 }
 
 void buildReduction(const BuildContext &context) {

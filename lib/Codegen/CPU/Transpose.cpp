@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Families.h"
+#include "OpFamilies.h"
 #include "TransformBuilders.h"
 
 using namespace mlir;
@@ -49,6 +49,14 @@ std::optional<Strategy> selectTranspose(linalg::TransposeOp op,
     if (part)
       part = llvm::alignTo(part, block);
   return strategy;
+}
+
+LogicalResult verifyTranspose(Operation *op, const Strategy &strategy) {
+  if (!isa<linalg::TransposeOp>(op) ||
+      strategy.vector.size() != cast<linalg::LinalgOp>(op).getNumLoops())
+    return op->emitError() << "transpose.tiles takes a linalg.transpose "
+                              "and a block size per loop";
+  return success();
 }
 
 void buildTranspose(const BuildContext &context) {

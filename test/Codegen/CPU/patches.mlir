@@ -1,4 +1,4 @@
-// RUN: lh-opt %s --split-input-file --lighthouse-cpu-set-target="target=avx512 threads=1" --lighthouse-cpu-select-strategy | FileCheck %s
+// RUN: lh-opt %s --split-input-file --lighthouse-cpu-set-target="target=avx512 threads=1" --lighthouse-cpu-prepare-forms --lighthouse-cpu-select-strategy | FileCheck %s
 
 // A convolution whose 16x16 windows tile the image (a ViT's patch
 // embedding) is a matmul of the image's patches by the filter, which the

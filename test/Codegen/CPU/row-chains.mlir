@@ -2,7 +2,7 @@
 // elementwise ops that read their results: the chain runs in a loop over
 // blocks of rows, its ops fused into it, so that each block is read from
 // memory once (then from L1), not once an op.
-// RUN: lh-opt %s --split-input-file --lighthouse-cpu-select-strategy="threads=2" | FileCheck %s
+// RUN: lh-opt %s --split-input-file --lighthouse-cpu-prepare-forms="threads=2" --lighthouse-cpu-select-strategy="threads=2" | FileCheck %s
 
 #rows3 = affine_map<(d0, d1) -> (d0, d1)>
 #rows = affine_map<(d0, d1) -> (d0)>

@@ -1,7 +1,7 @@
 // The strategies selected per op family, for pinned AVX-512 and AVX2 targets:
 // what each op is to become, not the code (the family tests check that).
-// RUN: lh-opt %s --split-input-file --lighthouse-cpu-select-strategy="target=avx512 threads=2" | FileCheck %s --check-prefix=AVX512
-// RUN: lh-opt %s --split-input-file --lighthouse-cpu-select-strategy="target=avx2 threads=4" | FileCheck %s --check-prefix=AVX2
+// RUN: lh-opt %s --split-input-file --lighthouse-cpu-prepare-forms="target=avx512 threads=2" --lighthouse-cpu-select-strategy="target=avx512 threads=2" | FileCheck %s --check-prefix=AVX512
+// RUN: lh-opt %s --split-input-file --lighthouse-cpu-prepare-forms="target=avx2 threads=4" --lighthouse-cpu-select-strategy="target=avx2 threads=4" | FileCheck %s --check-prefix=AVX2
 
 // Matmuls: blocks of C for the cache, register tiles of two vector registers
 // of N, split across threads by columns when large.

@@ -38,22 +38,113 @@ def CPUSetTarget : Pass<"lighthouse-cpu-set-target", "::mlir::ModuleOp"> {
   ];
 }
 
+// The options of the context the forms are rewritten for and the
+// strategies selected for: lighthouse-cpu-prepare-forms and
+// lighthouse-cpu-select-strategy take them both, and are given the same.
+defvar CPUSelectionOptions = [
+  Option<"target", "target", "std::string", /*default=*/"",
+    "avx512 or avx2 (default: the module's lighthouse.target, else "
+    "avx512)">,
+  Option<"threads", "threads", "int64_t", /*default=*/"0",
+    "Threads that split the columns or rows of large matmuls, the images "
+    "of large convolutions and large elementwise ops (0: the target's; "
+    "1: no scf.forall)">,
+  ListOption<"cacheTiles", "cache-tiles", "int64_t",
+    "M, N, K tile sizes of the block of C kept in cache",
+    "llvm::cl::list_init<int64_t>({128, 256, 256})">,
+  ListOption<"registerTiles", "register-tiles", "int64_t",
+    "M, N, K tile sizes of the block of C kept in vector registers (N a "
+    "multiple of the vector width; default: 8, two registers, 8)">,
+  Option<"packB", "pack-b", "bool", /*default=*/"true",
+    "Copy B into panels laid out in the order the register tiles read "
+    "them, once per column of blocks of C, when each thread's part of B "
+    "fills half of L2 or more and of A has 64 rows or more">,
+  Option<"fuseConsumers", "fuse-consumers", "bool", /*default=*/"true",
+    "Compute the elementwise consumers of each matmul (bias, activation, "
+    "residual) block by block of C, inside the matmul's loops">,
+];
+
+def CPUPrepareForms : Pass<"lighthouse-cpu-prepare-forms",
+                           "::mlir::ModuleOp"> {
+  let summary = "Rewrite linalg ops into the forms the strategy policies "
+    "take";
+  let description = [{
+    Runs, before lighthouse-cpu-select-strategy and with the same selection
+    options, the rewrites ("forms") of each op family (lib/Codegen/CPU/
+    OpFamilies.h) that turn the variants of its ops into the ops its policy
+    takes. In the order they run:
+
+    - `split-batch-matmuls`: a batch of matmuls of static sizes as a loop
+      (an scf.forall when the batch holds work for the threads) of 2-D
+      matmuls;
+    - `convolutions-as-2d`: 1-D NCW convolutions as 2-D ones of height 1,
+      3-D NCDHW and grouped NGCHW ones of static sizes as loops of 2-D ones;
+    - `patches-as-matmuls`: a convolution whose windows tile the image
+      without overlap (stride = kernel, above 2) as a matmul of patches;
+    - `strided-points-as-slices`: a convolution whose window is one pixel
+      along a strided dimension as an unstrided one of every stride-th
+      pixel;
+    - `depthwise-as-channel-windows`: depthwise convolutions as generics in
+      a pooling's loop order;
+    - `split-window-remainders`: a convolution or pooling that neither
+      strategy takes only for its rows' width split in two that each takes;
+    - `collapse-reduced-loops`: innermost reduced loops read contiguously
+      collapsed into one;
+    - `collapse-elementwise-rows`: rows of elementwise ops that are not
+      whole registers collapsed with the loops outside them;
+    - `row-chains-in-row-loops`: chains of row reductions and the
+      elementwise ops reading them (a softmax, a norm) in one loop over
+      blocks of rows;
+    - `index-reductions-as-row-reductions`: a row's maximum with the index
+      of its first occurrence as row reductions;
+    - `split-row-remainders`: rows no vector width divides reduced in parts;
+    - `pad-to-register-tiles`: matmuls of static sizes padded with zeros to
+      whole register tiles when that grows their work by at most half;
+    - `version-on-batch-size`: convolutions and poolings with a dynamic
+      batch as two copies in an scf.if on the batch size, the one for large
+      batches split across threads by images.
+
+    `skip` names forms not to run.
+
+    ```mlir
+    // lh-opt --lighthouse-cpu-prepare-forms="target=avx512 threads=1"
+    %r = linalg.matmul ins(%a, %b : tensor<250x256xf32>, tensor<256x256xf32>)
+                       outs(%c : tensor<250x256xf32>) -> tensor<250x256xf32>
+    // after (pad-to-register-tiles)
+    %pa = tensor.pad %a low[0, 0] high[6, 0] {...} : ... to tensor<256x256xf32>
+    %pc = tensor.pad %c low[0, 0] high[6, 0] {...} : ... to tensor<256x256xf32>
+    %m = linalg.matmul ins(%pa, %b : ...) outs(%pc : tensor<256x256xf32>)
+    %r = tensor.extract_slice %m[0, 0] [250, 256] [1, 1]
+        : tensor<256x256xf32> to tensor<250x256xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+  ];
+  let options = !listconcat(CPUSelectionOptions, [
+    ListOption<"skip", "skip", "std::string",
+      "Forms not to run, by name (see the description)">,
+  ]);
+}
+
 def CPUSelectStrategy : Pass<"lighthouse-cpu-select-strategy",
                              "::mlir::ModuleOp"> {
   let summary = "Choose how each linalg op on tensors is tiled, vectorized "
     "and split across threads";
   let description = [{
-    Classifies each linalg op on tensors by op family through Linalg's
-    interfaces (contractions, convolutions and poolings, elementwise), asks
-    that family's policy for a strategy for the module's target, and records
-    it on the op as `lighthouse.strategy` (include/lighthouse/Codegen/CPU/
-    Strategy.h): a kind, naming the builder that applies it, and tile sizes
-    per level (threads, cache, registers, vector). Nothing is transformed
-    but for convolutions with a dynamic batch, which are versioned on the
-    batch size (the copy for large batches splits images across threads).
-    Ops no policy takes get no strategy, and are left to loops. The target
-    selected for (the options' over the module's) is recorded on the module
-    for the passes after.
+    Asks, for each linalg op on tensors, the policies of the op families
+    that take it (contractions, convolutions and poolings, reductions,
+    elementwise ops, transposes; the family table of lib/Codegen/CPU/
+    OpFamilies.h) for a strategy for the module's target, and records the
+    first one chosen on the op as `lighthouse.strategy` (include/lighthouse/
+    Codegen/CPU/Strategy.h): a kind, naming the builder that applies it, and
+    tile sizes per level (threads, cache, registers, vector). Nothing is
+    transformed: lighthouse-cpu-prepare-forms, given the same options, first
+    rewrites ops into the forms the policies take. Ops no policy takes get
+    no strategy, and are left to loops. The target selected for (the
+    options' over the module's) is recorded on the module for the passes
+    after.
 
     ```mlir
     // lh-opt --lighthouse-cpu-select-strategy="target=avx512 threads=2"
@@ -67,32 +158,7 @@ def CPUSelectStrategy : Pass<"lighthouse-cpu-select-strategy",
            outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
     ```
   }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect"
-  ];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"",
-      "avx512 or avx2 (default: the module's lighthouse.target, else "
-      "avx512)">,
-    Option<"threads", "threads", "int64_t", /*default=*/"0",
-      "Threads that split the columns or rows of large matmuls, the images "
-      "of large convolutions and large elementwise ops (0: the target's; "
-      "1: no scf.forall)">,
-    ListOption<"cacheTiles", "cache-tiles", "int64_t",
-      "M, N, K tile sizes of the block of C kept in cache",
-      "llvm::cl::list_init<int64_t>({128, 256, 256})">,
-    ListOption<"registerTiles", "register-tiles", "int64_t",
-      "M, N, K tile sizes of the block of C kept in vector registers (N a "
-      "multiple of the vector width; default: 8, two registers, 8)">,
-    Option<"packB", "pack-b", "bool", /*default=*/"true",
-      "Copy B into panels laid out in the order the register tiles read "
-      "them, once per column of blocks of C, when each thread's part of B "
-      "fills half of L2 or more and of A has 64 rows or more">,
-    Option<"fuseConsumers", "fuse-consumers", "bool", /*default=*/"true",
-      "Compute the elementwise consumers of each matmul (bias, activation, "
-      "residual) block by block of C, inside the matmul's loops">,
-  ];
+  let options = CPUSelectionOptions;
 }
 
 def CPUApplyStrategy : Pass<"lighthouse-cpu-apply-strategy",

@@ -31,7 +31,7 @@ enum class StrategyKind {
   /// by block (Contraction.cpp).
   ContractionBlocked,
   /// A convolution or pooling tiled into blocks of channels by rows of
-  /// pixels for the register kernel of WindowRows.h (Convolution.cpp).
+  /// pixels for the register kernel of ConvolutionKernel.h (Convolution.cpp).
   ConvolutionRows,
   /// A convolution or pooling tiled into output rows, decomposed into 1-D
   /// windows that linalg vectorizes (Convolution.cpp).

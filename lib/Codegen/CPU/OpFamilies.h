@@ -1,16 +1,20 @@
-//===- Families.h - The op families of the CPU code generator ---*- C++ -*-===//
+//===- OpFamilies.h - The op families of the CPU code generator -*- C++ -*-===//
 //
 // Each op family has a file of its own holding its policy (`select...`: the
 // strategy for one op of the family, or none to leave it to loops) and the
 // builders of its strategy kinds (`build...`: the transform ops that apply a
-// strategy to one op). SelectStrategy.cpp dispatches ops to the policies by
-// family; ApplyStrategy.cpp dispatches strategies to the builders by kind.
-// Adding a family is a file here, a dispatch case in each, and a test.
+// strategy to one op), and a file of the rewrites of its ops into the forms
+// its policy takes (`<Family>Rewrites.cpp`, run by
+// lighthouse-cpu-prepare-forms). The family table (`opFamilies`, in
+// OpFamilies.cpp) is all that dispatches to them: selection asks the
+// families' policies, application their checks and builders, the forms pass
+// runs their rewrites. Adding a family is a file here, a row in the table,
+// and a test.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIGHTHOUSE_LIB_CODEGEN_CPU_FAMILIES_H
-#define LIGHTHOUSE_LIB_CODEGEN_CPU_FAMILIES_H
+#ifndef LIGHTHOUSE_LIB_CODEGEN_CPU_OPFAMILIES_H
+#define LIGHTHOUSE_LIB_CODEGEN_CPU_OPFAMILIES_H
 
 #include "lighthouse/Codegen/CPU/Strategy.h"
 #include "lighthouse/Codegen/CPU/Target.h"
@@ -23,7 +27,8 @@
 
 namespace lighthouse::cpu {
 
-/// What every policy reads: the target and the pass's options.
+/// What every policy and every form reads: the target and the selection
+/// options.
 struct SelectionContext {
   CPUTarget target;
   /// Contractions: M, N, K tile sizes of blocks in cache and in registers.
@@ -31,6 +36,16 @@ struct SelectionContext {
   bool packB = true;
   bool fuseConsumers = true;
 };
+
+/// The context that the selection options of `pass`
+/// (lighthouse-cpu-prepare-forms or lighthouse-cpu-select-strategy) give:
+/// the target `target` names, else `module`'s; the register tiles by default
+/// 8 rows by two f32 vector registers by 8 of K. An error on `module` when
+/// the options or the module's target are malformed.
+mlir::FailureOr<SelectionContext> resolveSelectionContext(
+    mlir::ModuleOp module, llvm::StringRef pass, llvm::StringRef target,
+    int64_t threads, llvm::ArrayRef<int64_t> cacheTiles,
+    llvm::ArrayRef<int64_t> registerTiles, bool packB, bool fuseConsumers);
 
 /// Matches, in `scope`, the op with a strategy that `root` is while the
 /// script runs (or the op that tiling left of it): by its name and its
@@ -50,6 +65,57 @@ struct BuildContext {
   const Strategy &strategy;
 };
 
+/// When a form runs: every form of a stage before those of the next, the
+/// forms of a stage in the family table's order.
+enum class FormStage {
+  /// Variants of ops rewritten into the ops the policies take (a batch of
+  /// matmuls into 2-D ones, a 3-D convolution into 2-D ones, loops read
+  /// contiguously collapsed).
+  Ops,
+  /// The rows of the reductions the first stage left: chained, split.
+  Rows,
+  /// Sizes fitted to the strategies, on the ops as they are then selected:
+  /// padded to whole register tiles, dynamic batches versioned.
+  Sizes,
+};
+
+/// A rewrite of ops into a form their family's policy takes, run by
+/// lighthouse-cpu-prepare-forms before selection.
+struct Form {
+  /// Its name in lighthouse-cpu-prepare-forms's `skip` option.
+  llvm::StringLiteral name;
+  FormStage stage;
+  void (*run)(mlir::ModuleOp module, const SelectionContext &context);
+};
+
+/// An op family: a row of the family table.
+struct OpFamily {
+  llvm::StringLiteral name;
+  /// Whether the family's policy is asked about `op`. Selection asks each
+  /// family that takes an op, in table order, until one chooses a strategy.
+  bool (*takes)(mlir::linalg::LinalgOp op);
+  /// The policy; `fused` receives the ops computed inside the loops of the
+  /// strategy chosen, which get none of their own.
+  std::optional<Strategy> (*select)(
+      mlir::linalg::LinalgOp op, const SelectionContext &context,
+      llvm::SmallVectorImpl<mlir::Operation *> &fused);
+  /// The strategy kinds the family's builder applies.
+  llvm::ArrayRef<StrategyKind> kinds;
+  /// Checks, beyond what every strategy is checked for, that a strategy of
+  /// one of `kinds` fits `op`; none when there is nothing more to check.
+  mlir::LogicalResult (*verify)(mlir::Operation *op, const Strategy &strategy);
+  void (*build)(const BuildContext &context);
+  /// What runs after the transforms (a register kernel), if anything.
+  void (*afterTransforms)(mlir::ModuleOp module, const CPUTarget &target);
+  llvm::ArrayRef<Form> forms;
+};
+
+/// The family table, in the order selection asks the families.
+llvm::ArrayRef<OpFamily> opFamilies();
+/// The family whose builder applies `kind`; none for StrategyKind::Fused,
+/// which is built with its producer's strategy.
+const OpFamily *familyOf(StrategyKind kind);
+
 /// Multiply-adds below which a contraction or convolution runs on one
 /// thread: waking the others costs tens of microseconds, as much as ~2M
 /// multiply-adds on one core.
@@ -58,7 +124,7 @@ constexpr int64_t kMinThreadedWork = int64_t(1) << 21;
 /// The loops of C(m, n) += A(m, k) * B(k, n) in a matmul's iteration space.
 constexpr unsigned kM = 0, kN = 1, kK = 2;
 
-// Steps of the rewrites into the forms the policies take (Forms.cpp).
+// Steps of the rewrites into the forms the policies take (RewriteSteps.cpp).
 
 /// Tiles `loop` of `op` by 1, into an scf.for or, `acrossThreads`, an
 /// scf.forall, replacing `op`: the op of one iteration.
@@ -71,7 +137,7 @@ void dropUnitLoops(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                    llvm::ArrayRef<unsigned> loops);
 
 // Contractions (Contraction.cpp; their rewrites into its forms,
-// ContractionForms.cpp).
+// ContractionRewrites.cpp).
 
 /// Whether `op` is a contraction in the canonical form the blocked strategy
 /// takes: one M, N and K loop, in that order, and A, B, C read as (m, k),
@@ -98,8 +164,7 @@ mlir::LogicalResult verifyContraction(mlir::Operation *op,
 void buildContraction(const BuildContext &context);
 
 // Convolutions and poolings (Convolution.cpp; their rewrites into its forms,
-// ConvolutionForms.cpp). Selection first versions convolutions with a
-// dynamic batch on its size (`versionOnBatchSize`).
+// ConvolutionRewrites.cpp).
 
 /// Rewrites 1-D NCW convolutions into 2-D NCHW ones of height 1, 3-D NCDHW
 /// ones of static sizes into loops over output and filter depths of 2-D
@@ -123,6 +188,12 @@ void stridedPointsAsSlices(mlir::ModuleOp module);
 /// a pooling's order, (n, c, oh, ow, kh, kw), the order the strategies tile
 /// (linalg's named op has (n, oh, ow, c, kh, kw)).
 void depthwiseAsChannelWindows(mlir::ModuleOp module);
+/// Replaces each convolution and pooling with a dynamic batch that a
+/// strategy takes by two copies in an scf.if on the batch size: the one
+/// taken from minThreadedBatch images on is split across threads by images
+/// (selection reads the branch's condition); the other is split within
+/// images when one image holds enough work, else runs on one thread, as
+/// small batches of small images wake no thread.
 void versionOnBatchSize(mlir::ModuleOp module, const SelectionContext &context);
 /// Splits each convolution and pooling that neither strategy takes only
 /// because of its output rows' width (2047 columns: no block of 8 to 16
@@ -130,14 +201,26 @@ void versionOnBatchSize(mlir::ModuleOp module, const SelectionContext &context);
 /// lanes and one over the rest, which each strategy then takes.
 void splitWindowRemainders(mlir::ModuleOp module,
                            const SelectionContext &context);
+/// The strategy's kind and its tiles of registers, without threads: blocks
+/// of the register kernel when it takes `op`, else rows of 1-D windows (with
+/// `rowWidth`, as if the output rows were that wide); none when neither
+/// takes it.
+std::optional<Strategy>
+windowPlan(mlir::linalg::LinalgOp op, const CPUTarget &target,
+           std::optional<int64_t> rowWidth = std::nullopt);
+/// The images from which a convolution or pooling is split across
+/// `threads` threads: enough work for each, and an image for each.
+int64_t minThreadedBatch(mlir::linalg::LinalgOp op, int64_t threads);
 std::optional<Strategy> selectConvolution(mlir::linalg::LinalgOp op,
                                           const SelectionContext &context);
+mlir::LogicalResult verifyConvolution(mlir::Operation *op,
+                                      const Strategy &strategy);
 void buildConvolution(const BuildContext &context);
 /// Runs the register kernel on the blocks of ConvolutionRows strategies.
 void runConvolutionKernels(mlir::ModuleOp module, const CPUTarget &target);
 
 // Row reductions (Reduction.cpp; their rewrites into its form,
-// ReductionForms.cpp).
+// ReductionRewrites.cpp).
 
 /// Elements reduced at once along a row: up to 64 (4 AVX-512 registers of
 /// f32, 8 of f64), so that independent accumulators hide the latency of the
@@ -191,15 +274,19 @@ void splitRowRemainders(mlir::ModuleOp module);
 void indexReductionsAsRowReductions(mlir::ModuleOp module);
 std::optional<Strategy> selectReduction(mlir::linalg::LinalgOp op,
                                         const SelectionContext &context);
+mlir::LogicalResult verifyReduction(mlir::Operation *op,
+                                    const Strategy &strategy);
 void buildReduction(const BuildContext &context);
 
 // Transposes of the innermost dimension (Transpose.cpp).
 std::optional<Strategy> selectTranspose(mlir::linalg::TransposeOp op,
                                         const SelectionContext &context);
+mlir::LogicalResult verifyTranspose(mlir::Operation *op,
+                                    const Strategy &strategy);
 void buildTranspose(const BuildContext &context);
 
 // Elementwise ops (Elementwise.cpp; their rewrite into its form,
-// ElementwiseForms.cpp).
+// ElementwiseRewrites.cpp).
 
 /// Collapses the innermost loop of each elementwise op whose rows are not a
 /// whole number of vector registers (an NCHW image's rows of 28 pixels)
@@ -240,4 +327,4 @@ inline int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
 
 } // namespace lighthouse::cpu
 
-#endif // LIGHTHOUSE_LIB_CODEGEN_CPU_FAMILIES_H
+#endif // LIGHTHOUSE_LIB_CODEGEN_CPU_OPFAMILIES_H

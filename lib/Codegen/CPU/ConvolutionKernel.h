@@ -1,4 +1,4 @@
-//===- WindowRows.h - NCHW windows in rows of vector registers --*- C++ -*-===//
+//===- ConvolutionKernel.h - The convolution register kernel ----*- C++ -*-===//
 //
 // The register kernel of the `convolution.rows` strategy of NCHW
 // convolutions and poolings (Convolution.cpp). The strategy tiles such an op
@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIGHTHOUSE_LIB_CODEGEN_CPU_WINDOWROWS_H
-#define LIGHTHOUSE_LIB_CODEGEN_CPU_WINDOWROWS_H
+#ifndef LIGHTHOUSE_LIB_CODEGEN_CPU_CONVOLUTIONKERNEL_H
+#define LIGHTHOUSE_LIB_CODEGEN_CPU_CONVOLUTIONKERNEL_H
 
 #include "lighthouse/Codegen/CPU/Target.h"
 
@@ -84,4 +84,4 @@ llvm::LogicalResult vectorizeWindowRows(mlir::RewriterBase &rewriter,
 
 } // namespace lighthouse::cpu
 
-#endif // LIGHTHOUSE_LIB_CODEGEN_CPU_WINDOWROWS_H
+#endif // LIGHTHOUSE_LIB_CODEGEN_CPU_CONVOLUTIONKERNEL_H

@@ -1,4 +1,4 @@
-//===- ReductionForms.cpp - Reductions in the row form ------------------===//
+//===- ReductionRewrites.cpp - Reductions in the row form -----------------===//
 //
 // Rewrites of reductions into the form the reduction policy takes
 // (Reduction.cpp), run before selection: reduced loops read contiguously
@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Families.h"
+#include "OpFamilies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

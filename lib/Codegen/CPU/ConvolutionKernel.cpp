@@ -1,8 +1,8 @@
-//===- WindowRows.cpp - NCHW windows in rows of vector registers ---------===//
+//===- ConvolutionKernel.cpp - The convolution register kernel ------------===//
 
-#include "WindowRows.h"
+#include "ConvolutionKernel.h"
 
-#include "Families.h"
+#include "OpFamilies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"

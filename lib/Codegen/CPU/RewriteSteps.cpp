@@ -1,4 +1,4 @@
-//===- Forms.cpp - Steps of the rewrites into canonical forms -------------===//
+//===- RewriteSteps.cpp - Steps the rewrites into forms share -------------===//
 //
 // The steps the rewrites into the forms the policies take share: a loop of
 // an op tiled by 1 (a batch of matmuls into its matmuls, a 3-D convolution
@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Families.h"
+#include "OpFamilies.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"

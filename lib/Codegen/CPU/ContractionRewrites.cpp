@@ -1,4 +1,4 @@
-//===- ContractionForms.cpp - Contractions in the blocked strategy's form -===//
+//===- ContractionRewrites.cpp - Contractions into the blocked form -------===//
 //
 // Rewrites of contractions into the canonical form the contraction policy
 // takes (Contraction.cpp), run before selection: a matmul whose sizes are
@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Families.h"
+#include "OpFamilies.h"
 
 #include "lighthouse/Transforms/Constants.h"
 #include "lighthouse/Transforms/Vectorizable.h"

@@ -1,4 +1,4 @@
-//===- ConvolutionForms.cpp - Convolutions in the kernel's 2-D form -------===//
+//===- ConvolutionRewrites.cpp - Convolutions into the kernel's 2-D form --===//
 //
 // Rewrites of convolutions into the 2-D NCHW form the convolution policy and
 // its register kernel take (Convolution.cpp), run before selection: a 1-D
@@ -11,16 +11,21 @@
 // tile the image without overlap, wider than the kernel's stride of 2, is a
 // matmul of the image's patches; one whose window is a pixel wide along a
 // strided dimension (ResNet's 1x1 stride-2 shortcuts) reads every
-// stride-th pixel, picked out first.
+// stride-th pixel, picked out first. One that neither strategy takes only
+// for its rows' width is split in two that each takes; one with a dynamic
+// batch is versioned on the batch size.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Families.h"
+#include "ConvolutionKernel.h"
+#include "OpFamilies.h"
 
 #include "lighthouse/Transforms/Vectorizable.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -298,6 +303,61 @@ void patchesAsMatmuls(ModuleOp module) {
         b, loc, reshaped(b, loc, product, {n, oh, ow, f}, {{0, 1, 2}, {3}}),
         {0, 3, 1, 2});
     op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+  }
+}
+
+void splitWindowRemainders(ModuleOp module, const SelectionContext &context) {
+  int64_t pixels =
+      context.target.elementsPerRegister(Float32Type::get(module.getContext()));
+  // Each op with the width of its first part.
+  SmallVector<std::pair<linalg::LinalgOp, int64_t>> windows;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!asNchwWindow(op) || windowPlan(op, context.target))
+      return;
+    int64_t width =
+        cast<ShapedType>(op.getDpsInits()[0].getType()).getDimSize(3);
+    if (!ShapedType::isDynamic(width) && width > pixels &&
+        windowPlan(op, context.target, width - width % pixels))
+      windows.emplace_back(op, width - width % pixels);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (auto [op, first] : windows) {
+    rewriter.setInsertionPoint(op);
+    // Loop 3 is the output columns of a convolution (n, f, oh, ow, ...) and
+    // of a pooling (n, c, oh, ow, ...).
+    (void)linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), 3,
+                          rewriter.getIndexAttr(first));
+  }
+}
+
+void versionOnBatchSize(ModuleOp module, const SelectionContext &context) {
+  int64_t threads = context.target.threads;
+  if (threads < 2)
+    return;
+  SmallVector<linalg::LinalgOp> windows;
+  module.walk([&](linalg::LinalgOp op) {
+    if (asNchwWindow(op) &&
+        cast<ShapedType>(op.getDpsInits()[0].getType()).isDynamicDim(0) &&
+        windowPlan(op, context.target))
+      windows.push_back(op);
+  });
+  for (linalg::LinalgOp op : windows) {
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    Value batch = tensor::DimOp::create(builder, loc, op.getDpsInits()[0], 0);
+    Value large =
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, batch,
+                              arith::ConstantIndexOp::create(
+                                  builder, loc, minThreadedBatch(op, threads)));
+    auto branch = scf::IfOp::create(builder, loc, op->getResultTypes(), large,
+                                    /*withElseRegion=*/true);
+    for (Block *block : {branch.thenBlock(), branch.elseBlock()}) {
+      builder.setInsertionPointToStart(block);
+      Operation *copy = builder.clone(*op);
+      scf::YieldOp::create(builder, loc, copy->getResults());
+    }
+    op->replaceAllUsesWith(branch.getResults());
     op->erase();
   }
 }

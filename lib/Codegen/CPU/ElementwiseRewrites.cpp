@@ -1,4 +1,4 @@
-//===- ElementwiseForms.cpp - Elementwise ops in rows of whole registers --===//
+//===- ElementwiseRewrites.cpp - Elementwise ops in whole registers -------===//
 //
 // The rewrite of elementwise ops into the form their policy takes best
 // (Elementwise.cpp), run before selection: rows that are not a whole number
@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Families.h"
+#include "OpFamilies.h"
 
 #include "lighthouse/Transforms/Vectorizable.h"
 

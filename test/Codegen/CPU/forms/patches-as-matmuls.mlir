@@ -1,0 +1,16 @@
+// RUN: lh-opt %s --lighthouse-cpu-prepare-forms="target=avx512 threads=2" | FileCheck %s
+// RUN: lh-opt %s --lighthouse-cpu-prepare-forms="target=avx512 threads=2 skip=patches-as-matmuls" | FileCheck %s --check-prefix=SKIP
+
+// 16x16 windows of stride 16 (ViT's patches) are a matmul of the image's
+// patches, rows of C x KH x KW = 768, by the filter.
+// CHECK-LABEL: func.func @patches
+// CHECK:         linalg.transpose ins({{.*}} : tensor<1x3x4x16x4x16xf32>) {{.*}} permutation = [0, 2, 4, 1, 3, 5]
+// CHECK:         %[[PATCHES:.*]] = tensor.collapse_shape {{.*}} into tensor<16x768xf32>
+// CHECK:         %[[FILTER:.*]] = linalg.transpose ins({{.*}} : tensor<32x768xf32>)
+// CHECK:         linalg.matmul ins(%[[PATCHES]], %[[FILTER]] : tensor<16x768xf32>, tensor<768x32xf32>)
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+// SKIP:          linalg.conv_2d_nchw_fchw
+func.func @patches(%x: tensor<1x3x64x64xf32>, %w: tensor<32x3x16x16xf32>, %init: tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%x, %w : tensor<1x3x64x64xf32>, tensor<32x3x16x16xf32>) outs(%init : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  return %r : tensor<1x32x4x4xf32>
+}
