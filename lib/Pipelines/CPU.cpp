@@ -31,7 +31,7 @@ static constexpr llvm::StringLiteral kCanonicalize =
 /// Bufferizes and lowers to the LLVM dialect. With `openmp`, scf.forall loops
 /// (one iteration per thread) run on the OpenMP runtime; without, one after
 /// the other.
-static void buildCPUPipeline(OpPassManager &pm, bool openmp) {
+static void buildLoweringToLLVM(OpPassManager &pm, bool openmp) {
   appendPipeline(
       pm,
       // C wrappers for the functions of the input only: library functions
@@ -123,7 +123,7 @@ static constexpr llvm::StringLiteral kLinalgRewrites =
 void buildCPULoopsPipeline(OpPassManager &pm) {
   appendPipeline(pm, kLinalgRewrites);
   appendPipeline(pm, kCanonicalize);
-  buildCPUPipeline(pm, /*openmp=*/false);
+  buildLoweringToLLVM(pm, /*openmp=*/false);
 }
 
 LogicalResult buildCPUSchedulePipeline(OpPassManager &pm,
@@ -138,9 +138,9 @@ LogicalResult buildCPUSchedulePipeline(OpPassManager &pm,
                            pm, errors);
 }
 
-LogicalResult buildCPUFastPipeline(OpPassManager &pm,
-                                   llvm::StringRef selectionOptions,
-                                   llvm::raw_ostream &errors) {
+LogicalResult buildCPUDefaultPipeline(OpPassManager &pm,
+                                      llvm::StringRef selectionOptions,
+                                      llvm::raw_ostream &errors) {
   appendPipeline(pm, kLinalgRewrites);
   appendPipeline(pm, kCanonicalize);
   // The host, once, here: the code generator's passes read the target only
@@ -150,12 +150,12 @@ LogicalResult buildCPUFastPipeline(OpPassManager &pm,
     return failure();
   appendPipeline(pm, kCanonicalize);
   appendPipeline(pm, "cse");
-  buildCPUPipeline(pm, /*openmp=*/true);
+  buildLoweringToLLVM(pm, /*openmp=*/true);
   return success();
 }
 
-void buildCPUFastPipeline(OpPassManager &pm) {
-  if (failed(buildCPUFastPipeline(pm, "", llvm::errs())))
+void buildCPUDefaultPipeline(OpPassManager &pm) {
+  if (failed(buildCPUDefaultPipeline(pm, "", llvm::errs())))
     llvm::report_fatal_error("lighthouse: invalid built-in pipeline");
 }
 
@@ -182,21 +182,27 @@ static void registerWithSelectionOptions(
 }
 
 void registerPipelines() {
-  PassPipelineRegistration<>(
+  registerWithSelectionOptions(
       "lighthouse-cpu",
+      "lighthouse's CPU pipeline (lighthouse.compile's `default`): the "
+      "host as the target, lighthouse-cpu-schedule, then lowered as "
+      "lighthouse-cpu-loops does, with threads on OpenMP; takes "
+      "the selection options of lighthouse-cpu-select-strategy "
+      "(target, threads, cache-tiles, register-tiles, pack-b, "
+      "fuse-consumers)",
+      buildCPUDefaultPipeline);
+  // The default's name until it became `lighthouse-cpu`, kept for a
+  // release.
+  registerWithSelectionOptions(
+      "lighthouse-cpu-fast",
+      "The former name of lighthouse-cpu, kept for a release",
+      buildCPUDefaultPipeline);
+  PassPipelineRegistration<>(
+      "lighthouse-cpu-loops",
       "lighthouse's reference CPU pipeline (lighthouse.compile's `loops`): "
       "linalg on tensors to the LLVM dialect, every op as loops on one "
       "thread, with C wrappers for public functions",
       buildCPULoopsPipeline);
-  registerWithSelectionOptions(
-      "lighthouse-cpu-fast",
-      "lighthouse's CPU pipeline (lighthouse.compile's `default`): the "
-      "host as the target, lighthouse-cpu-schedule, then lowered as "
-      "lighthouse-cpu does, with threads on OpenMP; takes "
-      "the selection options of lighthouse-cpu-select-strategy "
-      "(target, threads, cache-tiles, register-tiles, pack-b, "
-      "fuse-consumers)",
-      buildCPUFastPipeline);
   registerWithSelectionOptions(
       "lighthouse-cpu-schedule",
       "lighthouse's CPU code generator: lighthouse-cpu-prepare-forms, "

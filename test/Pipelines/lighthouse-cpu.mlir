@@ -1,54 +1,33 @@
-// RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu)" | FileCheck %s
-// RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu)" --mlir-print-ir-after=convert-linalg-to-loops 2>&1 >/dev/null | FileCheck %s --check-prefix=LOOPS
-// RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-cpu)" | FileCheck %s --check-prefix=NO-MALLOC
+// lighthouse-cpu: lighthouse-cpu-schedule, then lowered to LLVM with
+// threads on OpenMP; its options go to the schedule.
+// RUN: lh-opt %s --split-input-file --pass-pipeline="builtin.module(lighthouse-cpu{target=avx512 threads=2})" | FileCheck %s --check-prefix=FAST
+// Its name until it became the default, kept for a release:
+// RUN: lh-opt %s --split-input-file --pass-pipeline="builtin.module(lighthouse-cpu-fast{target=avx512 threads=2})" | FileCheck %s --check-prefix=FAST
+// RUN: lh-opt %s --split-input-file --pass-pipeline="builtin.module(lighthouse-cpu{target=avx512 threads=1})" | FileCheck %s --check-prefix=FAST-ONE-THREAD
+// RUN: not lh-opt %s --split-input-file --pass-pipeline="builtin.module(lighthouse-cpu{tiles=4})" 2>&1 | FileCheck %s --check-prefix=FAST-BAD
 
-// Nothing calls malloc or free directly: buffers come from lighthouse's
-// runtime allocator.
-// NO-MALLOC-NOT: @malloc
-// NO-MALLOC-NOT: @free
+// FAST-BAD: lighthouse-cpu: {{.*}}no such option tiles
 
-// A dynamic-batch matmul + bias + ReLU on tensors, as the ingress produces.
-
-func.func @dense(%x: tensor<?x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) -> tensor<?x4xf32> {
-  %c0 = arith.constant 0 : index
-  %zero = arith.constant 0.0 : f32
-  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
-  %init = tensor.empty(%n) : tensor<?x4xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<?x4xf32>) -> tensor<?x4xf32>
-  %mm = linalg.matmul ins(%x, %w : tensor<?x8xf32>, tensor<8x4xf32>) outs(%acc : tensor<?x4xf32>) -> tensor<?x4xf32>
-  %r = linalg.generic {
-      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
-      iterator_types = ["parallel", "parallel"]}
-      ins(%mm, %b : tensor<?x4xf32>, tensor<4xf32>) outs(%init : tensor<?x4xf32>) {
-  ^bb0(%v: f32, %c: f32, %out: f32):
-    %s = arith.addf %v, %c : f32
-    %e = math.exp %s : f32
-    %m = arith.maximumf %e, %zero : f32
-    linalg.yield %m : f32
-  } -> tensor<?x4xf32>
-  return %r : tensor<?x4xf32>
+// A matmul: split across two threads on OpenMP, FMAs on vectors of 32.
+// FAST-LABEL: llvm.func @square
+// FAST:         omp.parallel
+// FAST:         omp.wsloop
+// FAST:         llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// The fast pipeline hands its options to the schedule: with one thread,
+// there is no OpenMP.
+// FAST-ONE-THREAD-NOT: omp.parallel
+// FAST-ONE-THREAD:     llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// FAST-ONE-THREAD-NOT: omp.parallel
+func.func @square(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
 }
 
-// LOOPS-LABEL: IR Dump After ConvertLinalgToLoopsPass
-// LOOPS:         func.func @dense(%{{.*}}: memref<?x8xf32>, %{{.*}}: memref<8x4xf32>, %{{.*}}: memref<4xf32>) -> memref<?x4xf32>
-// LOOPS:         memref.alloc(%{{.*}}) {{.*}}: memref<?x4xf32>
-// LOOPS:         scf.for
-// LOOPS:         scf.for
-// LOOPS:         scf.for
-// LOOPS:         arith.mulf
-// LOOPS:         math.exp
-// LOOPS-NOT:     linalg.
+// -----
 
-// CHECK-LABEL: llvm.func @dense(
-// CHECK-SAME:    -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
-// CHECK-SAME:    attributes {llvm.emit_c_interface}
-// Buffers come from lighthouse's runtime allocator.
-// CHECK:         llvm.call @_mlir_memref_to_llvm_alloc
-// CHECK:         llvm.fmul
-// exp as a polynomial (lighthouse-approximate-math), not a libm call.
-// CHECK-NOT:     llvm.intr.exp
-// CHECK:         llvm.intr.fma
-// CHECK-NOT:     llvm.intr.exp
-// CHECK:         llvm.intr.maximum
-// CHECK-LABEL: llvm.func @_mlir_ciface_dense(
-// CHECK-NOT:     {{(linalg|memref|scf|arith|math|func|tensor)\.}}
+// Shapes that do not divide into whole register tiles: loops.
+// FAST-LABEL: llvm.func @ragged
+func.func @ragged(%a: tensor<10x7xf32>, %b: tensor<7x5xf32>, %c: tensor<10x5xf32>) -> tensor<10x5xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<10x7xf32>, tensor<7x5xf32>) outs(%c : tensor<10x5xf32>) -> tensor<10x5xf32>
+  return %r : tensor<10x5xf32>
+}

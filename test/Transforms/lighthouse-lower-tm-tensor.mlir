@@ -2,7 +2,7 @@
 // The whole CPU pipeline bufferizes the loops in place: each tensor written
 // is copied once from the argument it starts as (arguments are read-only),
 // none per iteration.
-// RUN: lh-opt %s --split-input-file --lighthouse-cpu | FileCheck %s --check-prefix=LLVM
+// RUN: lh-opt %s --split-input-file --lighthouse-cpu-loops | FileCheck %s --check-prefix=LLVM
 
 // tm_tensor ops are spelled in the generic form: lighthouse holds them as
 // unknown operations of a stand-in dialect.

@@ -20,7 +20,8 @@ class OpPassManager;
 
 namespace lighthouse {
 
-/// Appends the reference CPU pipeline (`lighthouse-cpu`, lighthouse.compile's
+/// Appends the reference CPU pipeline (`lighthouse-cpu-loops`,
+/// lighthouse.compile's
 /// `loops`: every op as loops, on one thread) to a module-level pass
 /// manager: one-shot
 /// bufferization of the whole module (function boundaries included, with
@@ -41,23 +42,24 @@ llvm::LogicalResult buildCPUSchedulePipeline(mlir::OpPassManager &pm,
                                              llvm::StringRef selectionOptions,
                                              llvm::raw_ostream &errors);
 
-/// Appends the CPU pipeline (`lighthouse-cpu-fast`, lighthouse.compile's
+/// Appends the CPU pipeline (`lighthouse-cpu`, lighthouse.compile's
 /// `default`): the host as the target (unless the module names one), the
 /// CPU code generator (matmuls split across threads, tiled for the cache and
 /// the registers, vectorized; convolutions, poolings, reductions and
 /// elementwise ops likewise), then the reference pipeline's lowering with
 /// the threads on the OpenMP runtime (code compiled by it needs libomp,
 /// which the package ships).
-void buildCPUFastPipeline(mlir::OpPassManager &pm);
+void buildCPUDefaultPipeline(mlir::OpPassManager &pm);
 
 /// The same with `selectionOptions` for strategy selection.
-llvm::LogicalResult buildCPUFastPipeline(mlir::OpPassManager &pm,
-                                         llvm::StringRef selectionOptions,
-                                         llvm::raw_ostream &errors);
+llvm::LogicalResult buildCPUDefaultPipeline(mlir::OpPassManager &pm,
+                                            llvm::StringRef selectionOptions,
+                                            llvm::raw_ostream &errors);
 
-/// Registers lighthouse's pipelines, `lighthouse-cpu`, `lighthouse-cpu-fast`
-/// and `lighthouse-cpu-schedule`. The passes they name are registered apart
-/// (lighthouse::registerAllPasses registers both).
+/// Registers lighthouse's pipelines, `lighthouse-cpu` (the default; also
+/// under its former name `lighthouse-cpu-fast`, for a release),
+/// `lighthouse-cpu-loops` and `lighthouse-cpu-schedule`. The passes they name
+/// are registered apart (lighthouse::registerAllPasses registers both).
 void registerPipelines();
 
 } // namespace lighthouse

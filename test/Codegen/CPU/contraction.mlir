@@ -76,7 +76,7 @@ func.func @complex_panels(%a: tensor<256x512xcomplex<f32>>, %b: tensor<512x1024x
 // -----
 
 // Shapes that do not divide into whole register tiles keep the linalg op,
-// which lighthouse-cpu lowers to loops.
+// which the pipelines lower to loops.
 // CHECK-LABEL: func.func @ragged
 // CHECK:         linalg.matmul
 // CHECK-NOT:     vector.fma
