@@ -22,7 +22,7 @@ import lighthouse
 from lighthouse import ir
 from lighthouse.passmanager import PassManager
 
-PIPELINES = {"default": "lighthouse-cpu-fast", "loops": "lighthouse-cpu"}
+PIPELINES = {"default": "lighthouse-cpu", "loops": "lighthouse-cpu-loops"}
 
 
 def one_function_variant(pipeline: str) -> str:

@@ -44,7 +44,7 @@ class ResidualLinear(torch.nn.Module):
 
 def main():
     torch.set_num_threads(ARGS.threads)
-    pipeline = f"builtin.module(lighthouse-cpu-fast{{threads={ARGS.threads}}})"
+    pipeline = f"builtin.module(lighthouse-cpu{{threads={ARGS.threads}}})"
     print(_common.describe_machine())
     print(f"{ARGS.threads} thread(s); ratio = eager's time / the variant's (above 1: faster)")
     print(f"{'features x rows x batch':>24} {'eager ms':>9} {'static':>14} {'dynamic':>14}")

@@ -377,7 +377,7 @@ def test_op_the_pipeline_cannot_lower_is_named():
     with pytest.raises(CompileError) as info:
         compile_module(source)
     message = str(info.value)
-    assert "pipeline 'default' (builtin.module(lighthouse-cpu-fast)) failed" in message
+    assert "pipeline 'default' (builtin.module(lighthouse-cpu)) failed" in message
     assert "ml_program.global_load_const" in message
     assert ":4:12:" in message
 
@@ -464,7 +464,7 @@ def test_save_and_load_in_a_fresh_process(tmp_path):
 import sys, numpy as np
 from lighthouse.compiler import load
 loaded = load({str(tmp_path / "mlp")!r})
-assert "lighthouse-cpu-fast" in loaded.pipeline
+assert "lighthouse-cpu" in loaded.pipeline
 np.testing.assert_array_equal(loaded(np.load({str(tmp_path / "x.npy")!r})),
                               np.load({str(tmp_path / "expected.npy")!r}))
 assert "torch" not in sys.modules and "lighthouse.execution_engine" not in sys.modules
@@ -787,7 +787,7 @@ def test_fast_pipeline_panels_of_b(m, n, k, bias_relu, threads):
     thread, two blocks of rows), split across threads by columns or, when
     the columns do not divide into register tiles per thread, by rows; with
     their bias and ReLU computed block by block."""
-    pipeline = f"builtin.module(lighthouse-cpu-fast{{threads={threads}}})"
+    pipeline = f"builtin.module(lighthouse-cpu{{threads={threads}}})"
     rng = np.random.default_rng(m + n + k)
     a = rng.standard_normal((m, k), dtype=np.float32)
     b = rng.standard_normal((k, n), dtype=np.float32)
@@ -807,7 +807,7 @@ def test_fast_pipeline_panels_of_b_other_types(dtype, element):
     text = models.matmul_mlir(256, 1024, 512).replace("f32", element)
     if element == "i32":
         text = text.replace("0.0 : i32", "0 : i32")
-    compiled = compile_module(text, pipeline="builtin.module(lighthouse-cpu-fast{threads=2})")
+    compiled = compile_module(text, pipeline="builtin.module(lighthouse-cpu{threads=2})")
     rng = np.random.default_rng(3)
     a = rng.integers(-4, 5, (256, 512)).astype(dtype)
     b = rng.integers(-4, 5, (512, 1024)).astype(dtype)
@@ -831,7 +831,7 @@ def test_fast_pipeline_cnn_batches_split_across_threads():
 def test_fast_pipeline_options():
     # Options of the default pipeline go to its schedule; bad ones are named.
     one_thread = compile_module(
-        models.matmul_mlir(256, 256, 256), pipeline="builtin.module(lighthouse-cpu-fast{threads=1})"
+        models.matmul_mlir(256, 256, 256), pipeline="builtin.module(lighthouse-cpu{threads=1})"
     )
     rng = np.random.default_rng(3)
     a, b = (rng.standard_normal((256, 256), dtype=np.float32) for _ in range(2))
@@ -839,7 +839,7 @@ def test_fast_pipeline_options():
     with pytest.raises(ValueError, match="no such option tiles"):
         compile_module(
             models.matmul_mlir(256, 256, 256),
-            pipeline="builtin.module(lighthouse-cpu-fast{tiles=4})",
+            pipeline="builtin.module(lighthouse-cpu{tiles=4})",
         )
 
 
@@ -1111,7 +1111,7 @@ def test_one_image_split_across_threads(shape, threads):
         Conv(),
         (x, w),
         dump_ir=True,
-        pipeline=f"builtin.module(lighthouse-cpu-fast{{threads={threads}}})",
+        pipeline=f"builtin.module(lighthouse-cpu{{threads={threads}}})",
     )
     # Sums of up to 576 products of magnitude ~1: float rounding reaches 1e-5.
     torch.testing.assert_close(compiled(x, w), F.conv2d(x, w, padding=1), rtol=1e-4, atol=1e-4)

@@ -306,6 +306,6 @@ def test_options_through_torch_compile():
     with torch.no_grad():
         compiled = torch.compile(model, backend=backend, options={"pipeline": "loops"})
         torch.testing.assert_close(compiled(x), model(x), **TOLERANCE)
-    assert backend.graphs[0].parts[0].pipeline == "builtin.module(lighthouse-cpu)"
+    assert backend.graphs[0].parts[0].pipeline == "builtin.module(lighthouse-cpu-loops)"
     with pytest.raises(TypeError, match="pipelin"):
         Backend(pipelin="loops")

@@ -30,7 +30,7 @@ class TransposedWeight(torch.nn.Module):
 def test_transposes_match_eager(shape, threads):
     x = torch.randn(*shape)
     compiled = lighthouse.compile(
-        Transposed(), (x,), pipeline=f"builtin.module(lighthouse-cpu-fast{{threads={threads}}})"
+        Transposed(), (x,), pipeline=f"builtin.module(lighthouse-cpu{{threads={threads}}})"
     )
     torch.testing.assert_close(compiled(x), Transposed()(x), rtol=0, atol=0)
 

@@ -8,7 +8,7 @@
 
 A model goes through `lighthouse.ingress` to linalg on tensors, then through
 a named pass pipeline (`PIPELINES`, by default lighthouse's C++
-`lighthouse-cpu-fast`) to the LLVM dialect, and is JIT-compiled by lighthouse's
+`lighthouse-cpu`) to the LLVM dialect, and is JIT-compiled by lighthouse's
 execution engine (LLVM, on several threads). Arrays are passed to and
 returned from the compiled code without copies: inputs are read in place,
 and results are buffers the compiled code allocated, handed to numpy (or

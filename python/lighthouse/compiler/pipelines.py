@@ -16,8 +16,8 @@ __all__ = ["PIPELINES", "resolve_pipeline", "run_pipeline"]
 #: as loops on one thread (what `default` falls back to for each op), kept
 #: as a reference for the code generator's results.
 PIPELINES: Dict[str, str] = {
-    "default": "builtin.module(lighthouse-cpu-fast)",
-    "loops": "builtin.module(lighthouse-cpu)",
+    "default": "builtin.module(lighthouse-cpu)",
+    "loops": "builtin.module(lighthouse-cpu-loops)",
 }
 
 
