@@ -1,33 +1,74 @@
 """Worker processes of lighthouse's own: started in a session of their own
 (so that a whole process group ends with them), announcing their events on
-a pipe, and ended by closing their input or by killing the group. The test
-bench's case workers and the fuzzer's run through these."""
+a pipe, and ended by closing their input or by killing the group. torch-mlir's
+lowering process, the test bench's case workers and the fuzzer's run through
+these."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
+from typing import Optional
 
-__all__ = ["end_process_group", "start_worker"]
+__all__ = ["end_process_group", "fatal_line", "output_tail", "start_worker"]
+
+#: Of a dead worker's output, the end kept to say why it died.
+OUTPUT_TAIL_CHARS = 3000
+
+#: A line of a crash report that gives the cause: LLVM's fatal errors and
+#: failed assertions, the C++ runtime's and the C library's aborts (a heap
+#: found corrupted), Python's fatal errors.
+_FATAL = re.compile(
+    r"^.*(LLVM ERROR|Assertion .* failed|UNREACHABLE|terminate called|"
+    r"corrupted|double free|free\(\)|malloc\(\)|realloc\(\)|munmap_chunk|"
+    r"Fatal Python error).*$",
+    re.MULTILINE,
+)
 
 
 def start_worker(arguments: list, fd_option: str, log, environment: dict):
-    """Starts `python -m <arguments>` in a session of its own (so that its
-    whole process group can be ended), its output into `log`, with the write
-    end of a new pipe passed as `fd_option <fd>`; returns the process and the
-    pipe's read end, on which it announces its events."""
+    """Starts `python <arguments>` (`-m module ...`, or a script) in a session
+    of its own (so that its whole process group can be ended), its output
+    into `log`, with the write end of a new pipe passed as `fd_option <fd>`;
+    returns the process and the pipe's read end, on which it announces its
+    events. A new interpreter rather than a fork: the caller may hold
+    torch's and OpenMP's threads, which a fork does not carry over safely."""
     read_end, write_end = os.pipe()
-    process = subprocess.Popen(
-        [sys.executable, "-m", *arguments, fd_option, str(write_end)],
-        stdin=subprocess.PIPE,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        pass_fds=(write_end,),
-        env=environment,
-        start_new_session=True,
-    )
-    os.close(write_end)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, *arguments, fd_option, str(write_end)],
+            stdin=subprocess.PIPE,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            pass_fds=(write_end,),
+            env=environment,
+            start_new_session=True,
+        )
+    except OSError:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
     return process, read_end
+
+
+def output_tail(log, offset: int, chars: int = OUTPUT_TAIL_CHARS) -> str:
+    """The last `chars` characters a worker wrote to `log` from `offset` on."""
+    log.flush()
+    log.seek(offset)
+    return log.read().decode(errors="replace")[-chars:]
+
+
+def fatal_line(output: str, last_line: bool = False) -> Optional[str]:
+    """The line of a dead worker's output that says why it died: the first
+    that gives a cause, else (`last_line`) its last line; None if there is
+    none."""
+    found = _FATAL.search(output or "")
+    if found:
+        return found.group(0).strip()
+    lines = [line.strip() for line in (output or "").splitlines() if line.strip()]
+    return lines[-1] if last_line and lines else None
 
 
 def end_process_group(process: subprocess.Popen, kill: bool) -> int:

@@ -23,7 +23,7 @@ from onnx import TensorProto, helper  # noqa: E402
 import lighthouse  # noqa: E402
 from lighthouse import ir  # noqa: E402
 from lighthouse.ingress import LoweringCrash  # noqa: E402
-from lighthouse.ingress.torch_mlir import worker as _lowering_worker  # noqa: E402
+from lighthouse.ingress.torch_mlir import process as _lowering_process  # noqa: E402
 from lighthouse.ingress import onnx as onnx_ingress  # noqa: E402
 
 ONNX_STAGE = "torch-mlir's conversion of ONNX ops to the torch backend contract"
@@ -168,27 +168,27 @@ def test_time_limit_that_is_not_positive_seconds(monkeypatch, setting, call):
 
 def test_one_worker_serves_lowerings_until_it_dies():
     compiles_and_runs_relu()
-    first = _lowering_worker.worker_pid()
+    first = _lowering_process.worker_pid()
     compiles_and_runs_relu()
-    assert _lowering_worker.worker_pid() == first
+    assert _lowering_process.worker_pid() == first
     with pytest.raises(LoweringCrash):
         lighthouse.compile_onnx(cast_like_to_int4())
-    assert _lowering_worker.worker_pid() is None
+    assert _lowering_process.worker_pid() is None
     compiles_and_runs_relu()
-    assert _lowering_worker.worker_pid() not in (None, first)
+    assert _lowering_process.worker_pid() not in (None, first)
 
 
 def test_worker_killed_between_lowerings_is_replaced():
     compiles_and_runs_relu()
-    first = _lowering_worker.worker_pid()
+    first = _lowering_process.worker_pid()
     os.kill(first, 9)
     compiles_and_runs_relu()
-    assert _lowering_worker.worker_pid() not in (None, first)
+    assert _lowering_process.worker_pid() not in (None, first)
 
 
 def test_worker_loads_torch_mlir_and_neither_torch_nor_lighthouse():
     compiles_and_runs_relu()
-    with open(f"/proc/{_lowering_worker.worker_pid()}/maps") as maps:
+    with open(f"/proc/{_lowering_process.worker_pid()}/maps") as maps:
         libraries = {line.split()[-1] for line in maps if ".so" in line}
     assert any("torch_mlir/_mlir_libs" in path for path in libraries)
     assert not [p for p in libraries if "libtorch" in p or "lighthouse/_mlir_libs" in p]
@@ -225,11 +225,11 @@ def test_worker_ends_with_its_caller():
     script = """
 from lighthouse import ir
 from lighthouse.ingress import onnx as onnx_ingress
-from lighthouse.ingress.torch_mlir import worker as _lowering_worker
+from lighthouse.ingress.torch_mlir import process as _lowering_process
 import test_lowering_process as t
 with ir.Context():
     onnx_ingress.to_linalg(t.relu())
-print(_lowering_worker.worker_pid())
+print(_lowering_process.worker_pid())
 """
     pid = int(run_python(script))
     assert not os.path.exists(f"/proc/{pid}")
@@ -239,10 +239,10 @@ def test_lowering_in_process_when_asked():
     script = """
 import numpy as np
 import lighthouse
-from lighthouse.ingress.torch_mlir import worker as _lowering_worker
+from lighthouse.ingress.torch_mlir import process as _lowering_process
 import test_lowering_process as t
 compiled = lighthouse.compile_onnx(t.relu())
-print(compiled(np.array([-1, 0, 2], np.float32)).tolist() == [0, 0, 2], _lowering_worker.worker_pid())
+print(compiled(np.array([-1, 0, 2], np.float32)).tolist() == [0, 0, 2], _lowering_process.worker_pid())
 """
     output = run_python(script, LIGHTHOUSE_LOWERING_IN_PROCESS="1")
     assert output.split() == ["True", "None"]
@@ -252,12 +252,12 @@ def test_worker_started_ahead_serves_the_first_lowering():
     script = """
 import lighthouse
 from lighthouse.ingress import torch_mlir as _torch_mlir
-from lighthouse.ingress.torch_mlir import worker as _lowering_worker
+from lighthouse.ingress.torch_mlir import process as _lowering_process
 import test_lowering_process as t
 _torch_mlir.start_lowering_process()
-ahead = _lowering_worker.worker_pid()
+ahead = _lowering_process.worker_pid()
 lighthouse.compile_onnx(t.relu())
-print(ahead is not None and _lowering_worker.worker_pid() == ahead)
+print(ahead is not None and _lowering_process.worker_pid() == ahead)
 """
     assert run_python(script).split() == ["True"]
 

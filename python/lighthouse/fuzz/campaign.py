@@ -12,11 +12,11 @@ import tempfile
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
-from .._process import end_process_group, start_worker
+from .._process import end_process_group, fatal_line, output_tail, start_worker
 from .known import classify, owner
 from .mutants import Mutant
-from .settings import CASES_PER_WORKER, DEFAULT_TIMEOUT, OUTPUT_TAIL_CHARS
-from .triage import FATAL, diagnose_mlir, signature
+from .settings import CASES_PER_WORKER, DEFAULT_TIMEOUT
+from .triage import diagnose_mlir, signature
 
 # ===----------------------------------------------------------------------=== #
 # Running mutants
@@ -33,15 +33,10 @@ class _Worker:
         # shares the machine, and threads add nothing to what it finds.
         environment["OMP_NUM_THREADS"] = "1"
         self.process, self.events = start_worker(
-            ["lighthouse.fuzz"], "--worker-fd", self.log, environment
+            ["-m", "lighthouse.fuzz"], "--worker-fd", self.log, environment
         )
         self.buffer = b""
         self.cases = 0
-
-    def output_tail(self, offset: int) -> str:
-        self.log.flush()
-        self.log.seek(offset)
-        return self.log.read().decode(errors="replace")[-OUTPUT_TAIL_CHARS:]
 
     def run(self, request: dict, timeout: float) -> dict:
         """The outcome of `request`; a crash or a hang ends the worker."""
@@ -60,15 +55,15 @@ class _Worker:
             data = os.read(self.events, 1 << 16)
             if not data:
                 status = self.stop(kill=True)
-                tail = self.output_tail(offset)
+                tail = output_tail(self.log, offset)
                 record = {"status": "crash", "stage": stage, "output_tail": tail}
                 if status is not None and status < 0:
                     record["signal"] = signal.Signals(-status).name
                 else:
                     record["exit_code"] = status
-                fatal = FATAL.search(tail)
+                fatal = fatal_line(tail)
                 if fatal:
-                    record["fatal"] = fatal.group(0).strip()
+                    record["fatal"] = fatal
                 return record
             self.buffer += data
             *lines, self.buffer = self.buffer.split(b"\n")

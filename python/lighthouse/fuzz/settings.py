@@ -43,8 +43,5 @@ EXPECTED_ERRORS = {
     "call": ("ValueError", "MemoryError"),
 }
 
-#: Of a dead worker's output, the end kept in its record.
-OUTPUT_TAIL_CHARS = 3000
-
 #: Characters of an exception's message kept in a record.
 MESSAGE_CHARS = 500

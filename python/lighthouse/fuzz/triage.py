@@ -10,20 +10,13 @@ import sys
 import tempfile
 from typing import Optional
 
+from .._process import fatal_line
 from .settings import MEMORY_LIMIT
 
 # ===----------------------------------------------------------------------=== #
 # Where a crash happened
 # ===----------------------------------------------------------------------=== #
 
-# The line of a dying process's output that says why: LLVM's fatal errors,
-# failed assertions, glibc's heap checks, C++ and Python's last words.
-FATAL = re.compile(
-    r"^.*(LLVM ERROR|Assertion .* failed|UNREACHABLE|terminate called|"
-    r"corrupted|double free|free\(\)|malloc\(\)|realloc\(\)|munmap_chunk|"
-    r"Fatal Python error).*$",
-    re.MULTILINE,
-)
 _PARSER_ENTRY = re.compile(r"^\d+\.\s+MLIR Parser: custom op parser '([^']+)'", re.MULTILINE)
 _FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ (.*?)(?: \([^()]*\+0x[0-9a-f]+\))?$", re.MULTILINE)
 # gdb's `bt`: "#0  0x00007f... in ns::Pattern::matchAndRewrite(...) const () from lib.so".
@@ -123,9 +116,9 @@ def diagnose_mlir(text: str, stage: str, timeout: float = 60.0) -> dict:
         return _diagnose_in_python(text, stage, timeout) if stage == "compile" else {}
     output = done.stderr.decode(errors="replace")
     found = stack_summary(output)
-    fatal = FATAL.search(output)
+    fatal = fatal_line(output)
     if fatal:
-        found["fatal"] = fatal.group(0).strip()
+        found["fatal"] = fatal
     return found
 
 

@@ -13,14 +13,11 @@ import time
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from .case import CaseInfo
-from .._process import end_process_group, start_worker
+from .._process import end_process_group, output_tail, start_worker
 from .._progress import Progress
 from .records import ResultsWriter, case_record, last_words
 
 __all__ = ["RunOptions", "Task", "run", "select_cases"]
-
-#: Of a crashed or hung worker's output, the last this many characters are kept.
-STDERR_TAIL_CHARS = 3000
 
 
 class RunOptions:
@@ -133,7 +130,10 @@ class _Worker:
         for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
             environment[variable] = str(threads)
         self.process, read_end = start_worker(
-            ["lighthouse.suite.worker", "--threads", str(threads)], "--fd", self.log, environment
+            ["-m", "lighthouse.suite.worker", "--threads", str(threads)],
+            "--fd",
+            self.log,
+            environment,
         )
         self.events = read_end
         os.set_blocking(read_end, False)
@@ -166,18 +166,12 @@ class _Worker:
         *lines, self.buffer = self.buffer.split(b"\n")
         return [json.loads(line) for line in lines if line.strip()]
 
-    def output_tail(self) -> str:
-        self.log.flush()
-        self.log.seek(self.log_offset)
-        text = self.log.read().decode(errors="replace")
-        return text[-STDERR_TAIL_CHARS:]
-
     def stop(self, kill: bool) -> Optional[int]:
         """Ends the worker (and whatever it started); returns its exit status."""
         self.selector.unregister(self.events)
         os.close(self.events)
         status = end_process_group(self.process, kill)
-        self.tail = self.output_tail()
+        self.tail = output_tail(self.log, self.log_offset)
         self.log.close()
         return status
 

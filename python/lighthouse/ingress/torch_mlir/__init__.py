@@ -2,7 +2,7 @@
 
 torch-mlir's passes exist only inside torch-mlir's package, on torch-mlir's
 own MLIR, which is of another release than lighthouse's. They run in a
-process of their own (`torch_mlir.worker`), where a crash or a hang of theirs
+process of their own (`worker.py`, run by `process.py`), where a crash or a hang of theirs
 ends that process only and becomes a `LoweringCrash`. IR crosses as text in
 the generic op form (the form that changes least between releases), with
 locations and resources; whatever does not parse on the other side becomes
@@ -28,6 +28,7 @@ from ...errors import (
     LoweringError,
     lowering_message,
 )
+from . import process as _lowering_process
 from . import worker as _lowering_worker
 from .weights import restore_weights, weights_aside
 
@@ -254,7 +255,7 @@ def start_lowering_process() -> None:
     if os.environ.get(IN_PROCESS_VARIABLE) == "1":
         return
     try:
-        _lowering_worker.start()
+        _lowering_process.start()
     except OSError:
         pass  # The lowering tries again, and says why it cannot.
 
@@ -292,7 +293,7 @@ def run_pipelines(module: ir.Module, stages: list, time_limit: Optional[float] =
     else:
         time_limit = _resolve_time_limit(time_limit)
         try:
-            answer = _lowering_worker.lower_in_worker(text, pipelines, time_limit)
+            answer = _lowering_process.lower_in_worker(text, pipelines, time_limit)
         except OSError as error:
             raise IngressError(
                 f"torch-mlir's process could not be started ({error}); "

@@ -1,11 +1,11 @@
-"""torch-mlir's passes in a process of their own, so that a crash or a hang in
-them (third-party C++ on another MLIR) ends that process, not the caller's.
+"""torch-mlir's process: the worker that runs torch-mlir's passes, so that a
+crash or a hang in them (third-party C++ on another MLIR) ends this process,
+not the caller's (`process.py` starts and talks to it).
 
-    python .../lighthouse/ingress/_lowering_worker.py --fd N
+    python .../lighthouse/ingress/torch_mlir/worker.py --fd N
 
 The worker imports torch-mlir's bindings and nothing else of note (neither
-torch nor lighthouse), so that it starts in a fraction of a second; it is
-started on first use, kept for the next lowerings, and replaced when it dies.
+torch nor lighthouse), so that it starts in a fraction of a second.
 
 A request on its standard input is a JSON line `{"pipelines": [...],
 "length": L}` then L bytes of IR text (UTF-8). On file descriptor N it writes
@@ -18,30 +18,14 @@ This file runs as a script: it imports nothing of lighthouse.
 """
 
 import argparse
-import atexit
 import functools
 import json
 import os
 import re
-import select
 import signal
-import subprocess
 import sys
-import tempfile
-import threading
-import time
 import traceback
-from typing import Callable, List, Optional
-
-#: Of a dead worker's output, the end kept to say why it died.
-OUTPUT_TAIL_CHARS = 3000
-
-#: A line of a crash report that gives the cause, e.g. "LLVM ERROR: Unhandled
-#: type in getScalarTypeForType: si4" or "...: Assertion `...' failed.".
-_FATAL = re.compile(
-    r"^.*(LLVM ERROR|Assertion .* failed|UNREACHABLE|terminate called|Fatal Python error).*$",
-    re.MULTILINE,
-)
+from typing import Callable, List
 
 
 @functools.lru_cache(maxsize=None)
@@ -194,7 +178,7 @@ def placed_by_users(module, diagnostics: str) -> dict:
     return placed
 
 
-def _write_message(stream, message: dict) -> None:
+def write_message(stream, message: dict) -> None:
     """A JSON line, then the bytes of its "text" if it has one."""
     message = dict(message)
     payload = message.pop("text", "").encode()
@@ -206,7 +190,7 @@ def _write_message(stream, message: dict) -> None:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="_lowering_worker.py")
+    parser = argparse.ArgumentParser(prog="worker.py")
     parser.add_argument("--fd", type=int, required=True)
     args = parser.parse_args(argv)
     # The caller stops a lowering by ending this process; Ctrl-C in a terminal
@@ -216,9 +200,9 @@ def main(argv=None) -> None:
     try:
         bindings()
     except ImportError as error:
-        _write_message(answers, {"unavailable": error.name or "torch_mlir", "message": str(error)})
+        write_message(answers, {"unavailable": error.name or "torch_mlir", "message": str(error)})
         return
-    _write_message(answers, {"ready": True})
+    write_message(answers, {"ready": True})
     requests = sys.stdin.buffer
     for line in requests:
         request = json.loads(line)
@@ -227,220 +211,11 @@ def main(argv=None) -> None:
             answer = lower(
                 text,
                 request["pipelines"],
-                lambda step: _write_message(answers, {"step": step}),
+                lambda step: write_message(answers, {"step": step}),
             )
         except Exception:
             answer = {"status": "raised", "message": traceback.format_exc()}
-        _write_message(answers, answer)
-
-
-class _Worker:
-    """A worker process, the pipe of its answers, and the file of its output."""
-
-    def __init__(self):
-        read_end, write_end = os.pipe()
-        self.output = tempfile.TemporaryFile(prefix="lighthouse-lowering-")
-        environment = dict(os.environ)
-        # The caller's module path, so that the worker finds the same torch-mlir.
-        environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if isinstance(p, str))
-        # A new interpreter rather than a fork: the caller may hold torch's and
-        # OpenMP's threads, which a fork does not carry over safely.
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, os.path.abspath(__file__), "--fd", str(write_end)],
-                stdin=subprocess.PIPE,
-                stdout=self.output,
-                stderr=subprocess.STDOUT,
-                pass_fds=(write_end,),
-                env=environment,
-            )
-        except OSError:
-            os.close(read_end)
-            raise
-        finally:
-            os.close(write_end)
-        self.answers = read_end
-        self.buffer = bytearray()
-        self.offset = 0
-        self.ready = False
-        self.timed_out = False
-
-    def read_message(self, deadline: float) -> Optional[dict]:
-        """The next message, its text read too; None if the worker ended or
-        `deadline` (of time.monotonic) passed, which `timed_out` tells apart."""
-        while b"\n" not in self.buffer:
-            if not self.fill(deadline):
-                return None
-        line, _, rest = bytes(self.buffer).partition(b"\n")
-        self.buffer = bytearray(rest)
-        message = json.loads(line)
-        length = message.pop("length", 0)
-        while len(self.buffer) < length:
-            if not self.fill(deadline):
-                return None
-        if length:
-            message["text"] = self.buffer[:length].decode()
-            del self.buffer[:length]
-        return message
-
-    def fill(self, deadline: float) -> bool:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not select.select([self.answers], [], [], remaining)[0]:
-            self.timed_out = True
-            return False
-        data = os.read(self.answers, 1 << 20)
-        self.buffer += data
-        return bool(data)
-
-    def lower(self, text: str, pipelines: List[str], deadline: float) -> dict:
-        """The worker's answer; `{"status": "lost", "step": k}` when it died or
-        passed `deadline` at step k (-1: starting), `{"status": "unavailable",
-        ...}` when it has no torch-mlir."""
-        self.offset = self.output.seek(0, os.SEEK_END)
-        step = -1
-        if not self.ready:
-            hello = self.read_message(deadline)
-            if hello is None:
-                return {"status": "lost", "step": step}
-            if "unavailable" in hello:
-                return {"status": "unavailable", **hello}
-            self.ready = True
-        try:
-            _write_message(self.process.stdin, {"pipelines": pipelines, "text": text})
-        except BrokenPipeError:
-            return {"status": "lost", "step": step}
-        while True:
-            message = self.read_message(deadline)
-            if message is None:
-                return {"status": "lost", "step": step}
-            if "step" not in message:
-                return message
-            step = message["step"]
-
-    def output_since(self, offset: int) -> str:
-        """What the worker printed since `offset` (its last characters)."""
-        self.output.flush()
-        self.output.seek(offset)
-        return self.output.read().decode(errors="replace")[-OUTPUT_TAIL_CHARS:]
-
-    def stop(self) -> None:
-        """Kills the worker: it holds nothing worth a graceful end."""
-        self.process.kill()
-        try:
-            self.process.stdin.close()
-        except OSError:  # A request cut in the middle.
-            pass
-        self.process.wait()
-        os.close(self.answers)
-        self.output.close()
-
-
-_lock = threading.Lock()
-_worker: Optional[_Worker] = None
-
-
-def _after_fork_in_child() -> None:
-    # The worker is the parent's: a forked child starts its own when it needs one.
-    global _worker, _lock
-    _lock = threading.Lock()
-    _worker = None
-
-
-def _stop_at_exit() -> None:
-    # Without the lock: a daemon thread may hold it, lowering, as the caller exits.
-    worker = _worker
-    if worker is not None:
-        worker.process.kill()
-        worker.process.wait()
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
-atexit.register(_stop_at_exit)
-
-
-def start() -> None:
-    """Starts the worker if none runs, without waiting for it: its start-up
-    then overlaps what the caller does before lowering."""
-    global _worker
-    # A busy lock is a lowering under way, in a worker that runs.
-    if _lock.acquire(blocking=False):
-        try:
-            if _worker is None:
-                _worker = _Worker()
-        finally:
-            _lock.release()
-
-
-def lower_in_worker(text: str, pipelines: List[str], time_limit: float) -> dict:
-    """`lower` in the worker process, started if there is none (in
-    `time_limit` seconds too). Returns `lower`'s answer; when the worker died
-    or went past the time limit (then it is killed) `{"status": "lost", "step":
-    k, "timed_out": bool, "signal": name or None, "exit_code": code or None,
-    "fatal": the line of its output that says why, or None}`; `{"status":
-    "raised", "message": traceback}` for an
-    exception on torch-mlir's Python side; `{"status": "unavailable",
-    "unavailable": module, "message": ...}` without torch-mlir.
-    """
-    global _worker
-    deadline = time.monotonic() + time_limit
-    with _lock:
-        while True:
-            if _worker is None:
-                _worker = _Worker()
-            worker = _worker
-            reused = worker.ready
-            try:
-                answer = worker.lower(text, pipelines, deadline)
-            except BaseException:
-                # Cut mid-exchange (Ctrl-C...): the next lowering starts afresh.
-                worker.stop()
-                _worker = None
-                raise
-            if not (reused and answer["status"] == "lost" and answer["step"] < 0):
-                break
-            # Dead before it read the request (killed from outside between
-            # lowerings): not this model's doing, so a new worker takes it.
-            worker.stop()
-            _worker = None
-        output = worker.output_since(worker.offset)
-        if answer["status"] not in ("lost", "unavailable"):
-            if output:
-                sys.stderr.write(output)
-            return answer
-        worker.stop()
-        _worker = None
-        if answer["status"] == "unavailable":
-            return answer
-        code = worker.process.returncode
-        return {
-            **answer,
-            "timed_out": worker.timed_out,
-            "signal": _signal_name(-code) if code < 0 and not worker.timed_out else None,
-            "exit_code": code if code >= 0 else None,
-            "fatal": fatal_message(output),
-        }
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:  # A real-time signal, say.
-        return f"signal {number}"
-
-
-def worker_pid() -> Optional[int]:
-    """The process id of the current worker, if one runs."""
-    return _worker.process.pid if _worker is not None else None
-
-
-def fatal_message(output: str) -> Optional[str]:
-    """The line of a dead worker's output that says why it died: the first
-    that gives a cause, else the last; None if it said nothing."""
-    found = _FATAL.search(output)
-    if found:
-        return found.group(0).strip()
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    return lines[-1] if lines else None
+        write_message(answers, answer)
 
 
 if __name__ == "__main__":
