@@ -2,7 +2,7 @@
 
 #include "Weights.h"
 
-#include "lighthouse/Transforms/Constants.h"
+#include "lighthouse/Transforms/Utils/Constants.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"

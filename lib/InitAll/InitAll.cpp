@@ -11,7 +11,9 @@
 #include "lighthouse/Codegen/CPU/Passes.h"
 #include "lighthouse/Dialect/OpaqueDialects.h"
 #include "lighthouse/Pipelines/Pipelines.h"
-#include "lighthouse/Transforms/Passes.h"
+#include "lighthouse/Transforms/Boundary/Passes.h"
+#include "lighthouse/Transforms/Buffers/Passes.h"
+#include "lighthouse/Transforms/Tensors/Passes.h"
 
 #include <mutex>
 
@@ -341,7 +343,9 @@ void lighthouse::registerAllPasses() {
     registerDialectPasses();
     registerCPUConversionPasses();
     // lighthouse's own passes, then the pipelines that name them.
-    registerLighthouseTransformsPasses();
+    registerLighthouseTensorTransformsPasses();
+    registerLighthouseBufferTransformsPasses();
+    registerLighthouseBoundaryTransformsPasses();
     registerLighthouseCodegenCPUPasses();
     registerPipelines();
   });

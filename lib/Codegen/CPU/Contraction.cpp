@@ -16,7 +16,7 @@
 #include "OpFamilies.h"
 #include "TransformBuilders.h"
 
-#include "lighthouse/Transforms/Vectorizable.h"
+#include "lighthouse/Transforms/Utils/Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"

@@ -9,8 +9,8 @@
 
 #include "OpFamilies.h"
 
-#include "lighthouse/Transforms/Constants.h"
-#include "lighthouse/Transforms/Vectorizable.h"
+#include "lighthouse/Transforms/Utils/Constants.h"
+#include "lighthouse/Transforms/Utils/Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -20,7 +20,7 @@
 #include "ConvolutionKernel.h"
 #include "OpFamilies.h"
 
-#include "lighthouse/Transforms/Vectorizable.h"
+#include "lighthouse/Transforms/Utils/Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

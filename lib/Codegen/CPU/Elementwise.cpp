@@ -12,7 +12,7 @@
 #include "OpFamilies.h"
 #include "TransformBuilders.h"
 
-#include "lighthouse/Transforms/Vectorizable.h"
+#include "lighthouse/Transforms/Utils/Vectorizable.h"
 
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 

@@ -10,7 +10,7 @@
 
 #include "OpFamilies.h"
 
-#include "lighthouse/Transforms/Vectorizable.h"
+#include "lighthouse/Transforms/Utils/Vectorizable.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"

@@ -11,7 +11,7 @@
 #include "OpFamilies.h"
 
 #include "lighthouse/Codegen/CPU/Passes.h"
-#include "lighthouse/Transforms/Vectorizable.h"
+#include "lighthouse/Transforms/Utils/Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"

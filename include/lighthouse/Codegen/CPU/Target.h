@@ -4,7 +4,7 @@
 // vector width, vector registers, L2 size and threads. Strategies are
 // selected from a CPUTarget, never from the host the compiler runs on: the
 // driver fills the target from the host once (`lighthouse-cpu-set-target`,
-// at the start of `lighthouse-cpu-fast`), and tests pin one, so that the
+// at the start of `lighthouse-cpu`), and tests pin one, so that the
 // same IR compiles the same way everywhere.
 //
 // The target travels with the module as the `lighthouse.target` attribute:
