@@ -7,7 +7,7 @@ PyTorch in one run.
 
 The dynamic batch makes the matmul's M a count known at run time: its rows
 are tiled for the registers only, and its elementwise consumers are not
-computed per block of C (`docs/compile.md`, the default pipeline). Shapes cover
+computed per block of C (`docs/compile.md`, "Contractions"). Shapes cover
 a row count that is a multiple of the register tile's 8 (whole tiles) and
 one that is not (a partial tile). Times are medians of single calls, the
 variants taking turns, on `--threads` threads (OpenMP's and torch's).
