@@ -80,7 +80,8 @@ def CPUPrepareForms : Pass<"lighthouse-cpu-prepare-forms",
     - `convolutions-as-2d`: 1-D NCW convolutions as 2-D ones of height 1,
       3-D NCDHW and grouped NGCHW ones of static sizes as loops of 2-D ones;
     - `patches-as-matmuls`: a convolution whose windows tile the image
-      without overlap (stride = kernel, above 2) as a matmul of patches;
+      without overlap (stride = kernel, above 2), or with one window per
+      image (a squeeze-and-excitation's), as a matmul of patches;
     - `strided-points-as-slices`: a convolution whose window is one pixel
       along a strided dimension as an unstrided one of every stride-th
       pixel;
