@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-# Lets tests import the shared models (test/models.py) and example helpers.
+# Lets tests import the shared models (test/models.py), ONNX graphs
+# (test/onnx_graphs.py) and example helpers: pytest's importlib import mode
+# (pyproject.toml) adds no folder of tests to the path.
 sys.path.insert(0, str(Path(__file__).parent))
 
 from example_packages import WheelsOnlyVenv  # noqa: E402

@@ -19,6 +19,7 @@ config.excludes = [
     "python",
     # Helpers of the pytest tier.
     "models.py",
+    "onnx_graphs.py",
     "example_packages.py",
     "conftest.py",
 ]

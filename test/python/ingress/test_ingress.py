@@ -23,7 +23,7 @@ from lighthouse import ir  # noqa: E402
 from lighthouse.ingress import onnx as onnx_ingress  # noqa: E402
 from lighthouse.ingress import torch as torch_ingress  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def op_names(module):
