@@ -26,6 +26,7 @@ from ...errors import (
     LoweringError,
 )
 from ..torch_mlir import failures_as, import_context, name_torch_operators, require
+from . import convolutions
 from .program import import_frozen
 from .views import BACKEND_LEGAL_OPS as VIEW_OPS
 from ..torch_mlir.unsigned import run_checked_pipelines
@@ -216,9 +217,11 @@ def _gelu(x, approximate: str = "none"):
 
 def default_decompositions() -> Dict[Any, Callable]:
     """torch-mlir's decomposition table, with lighthouse's in place of ops
-    torch-mlir lowers imprecisely (`_gelu`)."""
+    torch-mlir lowers imprecisely (`_gelu`) or not at all (grouped 3-D
+    convolutions, `convolutions`)."""
     table = dict(fx_decomp_util.get_decomposition_table())
     table[torch.ops.aten.gelu.default] = _gelu
+    table.update(convolutions.DECOMPOSITIONS)
     return table
 
 
