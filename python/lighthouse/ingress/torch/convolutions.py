@@ -8,9 +8,10 @@ the input's depth slices that filter depth reads, folded into the batch:
 the grouping is then the 2-D convolution's own.
 """
 
-import torch
-import torch.nn.functional as F
+from ..torch_mlir import require
 
+torch = require("torch", "torch")
+F = require("torch.nn.functional", "torch")
 aten = torch.ops.aten
 
 
