@@ -14,6 +14,7 @@
 #include "mlir/Bindings/Python/Nanobind.h"
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
 
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -123,7 +124,21 @@ NB_MODULE(_lighthouse, m) {
           },
           "The relocatable object files of the code (position-independent): "
           "linked together with lighthouse's runtime libraries, a shared "
-          "library of the module.");
+          "library of the module.")
+      .def(
+          "phases",
+          [](ExecutionEngine &self) {
+            LighthouseJITPhases phases =
+                lighthouseExecutionEngineGetPhases(self.engine);
+            return std::vector<std::pair<std::string, double>>{
+                {"translate", phases.translate}, {"split", phases.split},
+                {"optimize", phases.optimize},   {"codegen", phases.codegen},
+                {"weights", phases.weights},     {"load", phases.load}};
+          },
+          "(step, seconds) of the compilation, in order: translate (to LLVM "
+          "IR), split (into parts), optimize and codegen (LLVM's, summed over "
+          "the parts, which run on threads), weights (their object file), "
+          "load (into the JIT).");
 
   m.def(
       "create_execution_engine",

@@ -67,6 +67,17 @@ lighthouseExecutionEngineGetNumObjects(LighthouseExecutionEngine engine);
 MLIR_CAPI_EXPORTED MlirStringRef lighthouseExecutionEngineGetObject(
     LighthouseExecutionEngine engine, intptr_t index);
 
+/// Seconds each step of the compilation took: the translation to LLVM IR
+/// (weights taken out), the split into parts, LLVM's optimization and code
+/// generation (summed over the parts, which run on threads), the weights'
+/// object file, and loading the objects into the JIT.
+typedef struct LighthouseJITPhases {
+  double translate, split, optimize, codegen, weights, load;
+} LighthouseJITPhases;
+
+MLIR_CAPI_EXPORTED LighthouseJITPhases
+lighthouseExecutionEngineGetPhases(LighthouseExecutionEngine engine);
+
 #ifdef __cplusplus
 }
 #endif

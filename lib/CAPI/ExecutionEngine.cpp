@@ -58,6 +58,13 @@ lighthouseExecutionEngineGetNumObjects(LighthouseExecutionEngine engine) {
   return unwrap(engine)->objects().size();
 }
 
+LighthouseJITPhases
+lighthouseExecutionEngineGetPhases(LighthouseExecutionEngine engine) {
+  const lighthouse::JITPhases &phases = unwrap(engine)->phases();
+  return LighthouseJITPhases{phases.translate, phases.split,   phases.optimize,
+                             phases.codegen,   phases.weights, phases.load};
+}
+
 MlirStringRef
 lighthouseExecutionEngineGetObject(LighthouseExecutionEngine engine,
                                    intptr_t index) {

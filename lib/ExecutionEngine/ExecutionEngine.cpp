@@ -23,6 +23,9 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <algorithm>
+#include <chrono>
+
 using namespace mlir;
 using namespace lighthouse;
 
@@ -34,6 +37,18 @@ struct CodeGen {
   llvm::OptimizationLevel level;
   bool loopUnrolling;
 };
+
+/// The seconds of one part's optimization and code generation.
+struct PartSeconds {
+  double optimize = 0, codegen = 0;
+};
+
+using Clock = std::chrono::steady_clock;
+
+/// Seconds since `start`.
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 } // namespace
 
@@ -108,13 +123,16 @@ static void optimize(llvm::Module &module, const CodeGen &codeGen,
 /// threads.
 static llvm::Error compile(llvm::Module &module, const CodeGen &codeGen,
                            llvm::SmallVector<char, 0> &object,
-                           bool optimizeFirst = true) {
+                           PartSeconds &seconds, bool optimizeFirst = true) {
   llvm::orc::JITTargetMachineBuilder machine = codeGen.machine;
   auto targetMachine = machine.createTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
+  Clock::time_point start = Clock::now();
   if (optimizeFirst)
     optimize(module, codeGen, **targetMachine);
+  seconds.optimize = since(start);
+  start = Clock::now();
   llvm::raw_svector_ostream stream(object);
   llvm::legacy::PassManager passes;
   if ((*targetMachine)
@@ -123,20 +141,32 @@ static llvm::Error compile(llvm::Module &module, const CodeGen &codeGen,
     return llvm::createStringError("LLVM cannot emit object files for " +
                                    module.getTargetTriple().str());
   passes.run(module);
+  seconds.codegen = since(start);
   return llvm::Error::success();
 }
 
 /// Compiles `module` into one object file per part, the parts on threads
 /// of their own. A part is a module of its own in a context of its own (an
 /// LLVM context is not shared across threads), which it is read into from
-/// bitcode.
+/// bitcode. Adds the seconds of each step to `phases`, the parts' summed.
 static llvm::Error
 compileInParts(llvm::Module &module, unsigned numParts, const CodeGen &codeGen,
-               std::vector<llvm::SmallVector<char, 0>> &objects) {
+               std::vector<llvm::SmallVector<char, 0>> &objects,
+               JITPhases &phases) {
+  std::vector<PartSeconds> seconds(std::max(numParts, 1u));
+  auto addSeconds = [&] {
+    for (const PartSeconds &part : seconds) {
+      phases.optimize += part.optimize;
+      phases.codegen += part.codegen;
+    }
+  };
   if (numParts <= 1) {
     objects.resize(1);
-    return compile(module, codeGen, objects[0]);
+    llvm::Error error = compile(module, codeGen, objects[0], seconds[0]);
+    addSeconds();
+    return error;
   }
+  Clock::time_point start = Clock::now();
   std::vector<llvm::SmallVector<char, 0>> bitcode;
   for (const std::unique_ptr<llvm::Module> &part :
        splitModule(module, numParts)) {
@@ -144,6 +174,8 @@ compileInParts(llvm::Module &module, unsigned numParts, const CodeGen &codeGen,
     llvm::WriteBitcodeToFile(*part, stream);
   }
   objects.resize(bitcode.size());
+  seconds.resize(bitcode.size());
+  phases.split += since(start);
   std::vector<std::string> errors(bitcode.size());
   // At most one thread per hardware thread, however many parts were asked.
   llvm::DefaultThreadPool threads(llvm::optimal_concurrency(bitcode.size()));
@@ -158,12 +190,13 @@ compileInParts(llvm::Module &module, unsigned numParts, const CodeGen &codeGen,
             context);
         if (!part)
           return part.takeError();
-        return compile(**part, codeGen, objects[index]);
+        return compile(**part, codeGen, objects[index], seconds[index]);
       }();
       if (error)
         errors[index] = llvm::toString(std::move(error));
     });
   threads.wait();
+  addSeconds();
   for (const std::string &error : errors)
     if (!error.empty())
       return llvm::createStringError(error);
@@ -243,6 +276,9 @@ ExecutionEngine::create(ModuleOp module, const JITOptions &options) {
   registerBuiltinDialectTranslation(context);
   registerLLVMDialectTranslation(context);
   registerOpenMPDialectTranslation(context);
+  std::unique_ptr<ExecutionEngine> engine(new ExecutionEngine());
+  JITPhases &phases = engine->phaseSeconds;
+  Clock::time_point start = Clock::now();
   // The code is compiled from a copy that refers to the weights, which
   // compile into an object of their own; the caller's module stays whole.
   OwningOpRef<ModuleOp> code(module.clone());
@@ -263,21 +299,25 @@ ExecutionEngine::create(ModuleOp module, const JITOptions &options) {
           name + "), which lighthouse's JIT does not run");
   if (llvm::Error error = addPackedEntries(*llvmModule))
     return error;
+  phases.translate = since(start);
 
-  std::unique_ptr<ExecutionEngine> engine(new ExecutionEngine());
   if (llvm::Error error =
           compileInParts(*llvmModule, countParts(*llvmModule, options.threads),
-                         codeGen, engine->objectFiles))
+                         codeGen, engine->objectFiles, phases))
     return std::move(error);
   if (!weights.empty()) {
+    start = Clock::now();
     std::unique_ptr<llvm::Module> data = weightsModule(weights, llvmContext);
     data->setDataLayout(llvmModule->getDataLayout());
     data->setTargetTriple(llvmModule->getTargetTriple());
+    PartSeconds seconds;
     if (llvm::Error error =
-            compile(*data, codeGen, engine->objectFiles.emplace_back(),
+            compile(*data, codeGen, engine->objectFiles.emplace_back(), seconds,
                     /*optimizeFirst=*/false))
       return std::move(error);
+    phases.weights = since(start);
   }
+  start = Clock::now();
   ExecutionEngine *self = engine.get();
   auto jit = createJit(*machine, options.sharedLibPaths, engine->objectFiles,
                        [self](llvm::Error error) {
@@ -288,6 +328,7 @@ ExecutionEngine::create(ModuleOp module, const JITOptions &options) {
   if (!jit)
     return jit.takeError();
   engine->jit = std::move(*jit);
+  phases.load = since(start);
   return engine;
 }
 

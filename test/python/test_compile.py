@@ -76,6 +76,17 @@ def test_timings_and_ir_dumps(tmp_path):
     compiled = lighthouse.compile(module, inputs, dump_ir=tmp_path)
     assert set(compiled.timings) >= {"export", "import", "lower-to-linalg", "pipeline", "jit"}
     assert all(seconds >= 0 for seconds in compiled.timings.values())
+    # The JIT's own steps, within its time but for the parts' optimization
+    # and code generation, which are summed over its threads.
+    steps = {f"jit.{s}" for s in ("translate", "split", "optimize", "codegen", "weights", "load")}
+    assert steps <= set(compiled.timings)
+    assert compiled.timings["jit.optimize"] > 0 and compiled.timings["jit.codegen"] > 0
+    own = ("translate", "split", "weights", "load")
+    assert sum(compiled.timings[f"jit.{s}"] for s in own) <= compiled.timings["jit"]
+    # The peak resident memory at the end of each stage: a high-water mark.
+    stages = ["export", "import", "lower-to-linalg", "pipeline", "jit", "jit-lookup"]
+    peaks = [compiled.peak_rss[stage] for stage in stages]
+    assert peaks == sorted(peaks) and peaks[0] > 10**7
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "1-torch.mlir",
         "2-linalg.mlir",

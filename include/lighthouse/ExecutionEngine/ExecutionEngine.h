@@ -46,6 +46,16 @@ struct JITOptions {
   llvm::SmallVector<std::string> sharedLibPaths;
 };
 
+/// Seconds each step of compiling a module took: its translation to LLVM IR
+/// (with the weights taken out), its split into parts, LLVM's optimization
+/// and code generation (summed over the parts, which run on threads), the
+/// weights' object, and loading the objects into the JIT (linking happens at
+/// the first lookup).
+struct JITPhases {
+  double translate = 0, split = 0, optimize = 0, codegen = 0, weights = 0,
+         load = 0;
+};
+
 /// Code compiled from an LLVM-dialect module for the host CPU, as
 /// position-independent object files linked into this process.
 class ExecutionEngine {
@@ -71,12 +81,16 @@ public:
     return objectFiles;
   }
 
+  /// The seconds of each step of the compilation.
+  const JITPhases &phases() const { return phaseSeconds; }
+
 private:
   ExecutionEngine() = default;
 
   // The JIT is declared last, so destroyed first: it refers to the object
   // files and reports into `errors` until then.
   std::vector<llvm::SmallVector<char, 0>> objectFiles;
+  JITPhases phaseSeconds;
   std::mutex errorsMutex;
   std::string errors;
   std::unique_ptr<llvm::orc::LLJIT> jit;

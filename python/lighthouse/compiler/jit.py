@@ -78,7 +78,10 @@ def lower_and_jit(
         )
         if is_saved(cached):
             return stages.timed(
-                "cache-load", lambda: load(cached, timings=stages.timings, ir=stages.ir)
+                "cache-load",
+                lambda: load(
+                    cached, timings=stages.timings, ir=stages.ir, peak_rss=stages.peak_rss
+                ),
             )
     try:
         stages.timed("pipeline", lambda: run_pipeline(module, options.pipeline, pipeline_text))
@@ -105,6 +108,8 @@ def lower_and_jit(
         address = stages.timed(
             "jit-lookup", lambda: engine.lookup(f"_mlir__mlir_ciface_{function_name}")
         )
+        for step, seconds in engine.phases():
+            stages.add(f"jit.{step}", seconds)
     except RuntimeError as error:
         raise CompileError(
             f"the JIT could not produce @{function_name}: "
@@ -123,6 +128,7 @@ def lower_and_jit(
         pipeline_text,
         timings=stages.timings,
         ir=stages.ir,
+        peak_rss=stages.peak_rss,
     )
     if cached is not None:
         stages.timed("cache-save", lambda: compiled.save(cached))

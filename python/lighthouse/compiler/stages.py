@@ -1,7 +1,8 @@
-"""What a compilation records as it goes: the seconds of each stage, and the
-IR after it."""
+"""What a compilation records as it goes: the seconds of each stage, the
+process's peak memory after it, and the IR after it."""
 
 import os
+import resource
 import time
 from typing import Dict
 
@@ -11,11 +12,14 @@ __all__ = ["Stages"]
 
 
 class Stages:
-    """What a compilation records as it goes: the seconds each stage took, and
-    the IR after it when `dump_ir` asks for it."""
+    """What a compilation records as it goes: the seconds each stage took, the
+    process's peak resident memory in bytes once it ended (the high-water
+    mark so far: a stage that raised it is the one whose peak exceeds the
+    stage's before it), and the IR after it when `dump_ir` asks for it."""
 
     def __init__(self, dump_ir):
         self.timings: Dict[str, float] = {}
+        self.peak_rss: Dict[str, int] = {}
         self.ir: Dict[str, str] = {}
         self._dump_ir = dump_ir
 
@@ -26,7 +30,13 @@ class Stages:
         start = time.perf_counter()
         result = function()
         self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - start
+        # Linux reports kilobytes.
+        self.peak_rss[stage] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         return result
+
+    def add(self, stage: str, seconds: float) -> None:
+        """Records `seconds` of a step timed elsewhere (the JIT's own)."""
+        self.timings[stage] = self.timings.get(stage, 0.0) + seconds
 
     def record(self, stage: str, module: ir.Module) -> None:
         """Keeps (and writes) the IR of `module` after `stage`, if asked to."""

@@ -38,7 +38,12 @@ class CompiledModule:
 
     Attributes:
       pipeline: the pass pipeline it was compiled with.
-      timings: seconds spent in each compilation stage.
+      timings: seconds spent in each compilation stage; `jit.<step>` are
+        the JIT's own steps (translate, split, optimize, codegen, weights,
+        load: optimize and codegen summed over the parts compiled on
+        threads).
+      peak_rss: the process's peak resident memory, in bytes, at the end of
+        each compilation stage.
       ir: the IR after each stage, when compiled with `dump_ir`.
     """
 
@@ -52,6 +57,7 @@ class CompiledModule:
         pipeline: str,
         timings: Optional[dict] = None,
         ir: Optional[dict] = None,
+        peak_rss: Optional[dict] = None,
     ):
         """Wraps the packed entry point `_mlir_<function_name>` at `address`,
         whose code `owner` (lighthouse's execution engine, or the `ctypes.CDLL`
@@ -90,6 +96,7 @@ class CompiledModule:
         self._fixed = [(i, a.value) for i, a in enumerate(self._arguments) if a.value is not None]
         self.pipeline = pipeline
         self.timings = {} if timings is None else timings
+        self.peak_rss = {} if peak_rss is None else peak_rss
         self.ir = {} if ir is None else ir
 
     @property
@@ -268,7 +275,13 @@ class CompiledModule:
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
-def load(path, *, timings: Optional[dict] = None, ir: Optional[dict] = None) -> CompiledModule:
+def load(
+    path,
+    *,
+    timings: Optional[dict] = None,
+    ir: Optional[dict] = None,
+    peak_rss: Optional[dict] = None,
+) -> CompiledModule:
     """Loads code saved by `CompiledModule.save`, without recompiling.
 
     The library is loaded only once its sha256 is the manifest's, and the
@@ -277,8 +290,8 @@ def load(path, *, timings: Optional[dict] = None, ir: Optional[dict] = None) -> 
 
     Args:
       path: the folder it was saved to.
-      timings, ir: the loaded module's `timings` and `ir` (a compilation that
-        found it in its cache passes its own).
+      timings, ir, peak_rss: the loaded module's `timings`, `ir` and
+        `peak_rss` (a compilation that found it in its cache passes its own).
 
     Raises:
       FileNotFoundError: `path` holds no saved module.
@@ -296,4 +309,5 @@ def load(path, *, timings: Optional[dict] = None, ir: Optional[dict] = None) -> 
         code.pipeline,
         timings=timings,
         ir=ir,
+        peak_rss=peak_rss,
     )

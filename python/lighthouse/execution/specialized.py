@@ -33,6 +33,8 @@ class SpecializedModule:
       reason: why the model could not be compiled without their values.
       timings: seconds spent in each compilation stage, added up over the
         specializations compiled so far (as `CompiledModule.timings`).
+      peak_rss: the process's peak resident memory at the end of each
+        compilation stage, the highest over the specializations.
       ir: the IR after each stage of the last specialization compiled, when
         compiled with `dump_ir`.
     """
@@ -66,6 +68,7 @@ class SpecializedModule:
         self.specialized_inputs = tuple(name for _, name, _, _ in self._specialized)
         self.reason = reason
         self.timings: Dict[str, float] = {}
+        self.peak_rss: Dict[str, int] = {}
         self.ir: Dict[str, str] = {}
 
     @property
@@ -135,6 +138,8 @@ class SpecializedModule:
                 else:
                     for stage, seconds in compiled.timings.items():
                         self.timings[stage] = self.timings.get(stage, 0.0) + seconds
+                    for stage, peak in compiled.peak_rss.items():
+                        self.peak_rss[stage] = max(self.peak_rss.get(stage, 0), peak)
                     self.ir = compiled.ir
                 self._compiled[key] = compiled
                 if len(self._compiled) > self.max_specializations:
