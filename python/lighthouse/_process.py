@@ -27,13 +27,16 @@ _FATAL = re.compile(
 )
 
 
-def start_worker(arguments: list, fd_option: str, log, environment: dict):
-    """Starts `python <arguments>` (`-m module ...`, or a script) in a session
-    of its own (so that its whole process group can be ended), its output
+def start_worker(arguments: list, fd_option: str, log, environment: dict, new_session: bool = True):
+    """Starts `python <arguments>` (`-m module ...`, or a script), its output
     into `log`, with the write end of a new pipe passed as `fd_option <fd>`;
     returns the process and the pipe's read end, on which it announces its
-    events. A new interpreter rather than a fork: the caller may hold
-    torch's and OpenMP's threads, which a fork does not carry over safely."""
+    events. With `new_session`, in a session of its own, so that its whole
+    process group, whatever it started, can be ended (`end_process_group`);
+    without, in the caller's process group, which the signals sent to the
+    caller's group (a terminal's, a CI job's) reach too. A new interpreter
+    rather than a fork: the caller may hold torch's and OpenMP's threads,
+    which a fork does not carry over safely."""
     read_end, write_end = os.pipe()
     try:
         process = subprocess.Popen(
@@ -43,9 +46,9 @@ def start_worker(arguments: list, fd_option: str, log, environment: dict):
             stderr=subprocess.STDOUT,
             pass_fds=(write_end,),
             env=environment,
-            start_new_session=True,
+            start_new_session=new_session,
         )
-    except OSError:
+    except BaseException:
         os.close(read_end)
         raise
     finally:

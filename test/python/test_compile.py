@@ -83,10 +83,9 @@ def test_timings_and_ir_dumps(tmp_path):
     assert compiled.timings["jit.optimize"] > 0 and compiled.timings["jit.codegen"] > 0
     own = ("translate", "split", "weights", "load")
     assert sum(compiled.timings[f"jit.{s}"] for s in own) <= compiled.timings["jit"]
-    # The peak resident memory at the end of each stage: a high-water mark.
+    # The process's peak resident memory at the end of each stage.
     stages = ["export", "import", "lower-to-linalg", "pipeline", "jit", "jit-lookup"]
-    peaks = [compiled.peak_rss[stage] for stage in stages]
-    assert peaks == sorted(peaks) and peaks[0] > 10**7
+    assert all(compiled.peak_rss[stage] > 10**7 for stage in stages)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "1-torch.mlir",
         "2-linalg.mlir",
@@ -486,7 +485,7 @@ print(loaded.signature())
     assert "main(float32[?x16]) -> (float32[?x4])" in result.stdout
 
 
-def test_cache_hit_skips_pipeline_and_jit(tmp_path):
+def test_cache_hit_skips_pipeline_and_jit(tmp_path, monkeypatch):
     module, inputs = models.seeded(models.MLP()), (torch.randn(3, 16),)
     first = lighthouse.compile(module, inputs, cache_dir=tmp_path)
     second = lighthouse.compile(module, inputs, cache_dir=tmp_path)
@@ -498,6 +497,12 @@ def test_cache_hit_skips_pipeline_and_jit(tmp_path):
     fourth = lighthouse.compile(module, inputs, cache_dir=tmp_path, unroll_loops=True)
     assert "jit" in third.timings and "jit" in fourth.timings
     assert len(list(tmp_path.iterdir())) == 3
+    # So is another build of lighthouse's passes and JIT, of the same version.
+    from lighthouse.execution import cache
+
+    monkeypatch.setattr(cache, "compiler_identity", lambda: "another build")
+    fifth = lighthouse.compile(module, inputs, cache_dir=tmp_path)
+    assert "jit" in fifth.timings and len(list(tmp_path.iterdir())) == 4
 
 
 def test_options_object_and_keywords():

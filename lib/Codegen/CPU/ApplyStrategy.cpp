@@ -213,6 +213,7 @@ public:
     module.walk([](Operation *op) {
       op->removeAttr(kStrategyAttrName);
       op->removeAttr(kRootAttrName);
+      op->removeAttr(kLargeBatchAttrName);
     });
     if (failed(applied))
       signalPassFailure();

@@ -15,11 +15,7 @@
 #include "OpFamilies.h"
 #include "TransformBuilders.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -176,22 +172,6 @@ static void chooseThreadSplit(linalg::LinalgOp op, Strategy &strategy,
   strategy.threads = split;
 }
 
-/// Whether `op` runs in the branch of an scf.if (versionOnBatchSize's) that
-/// is taken when its batch holds enough images for `threads` threads.
-static bool inLargeBatchBranch(linalg::LinalgOp op, int64_t threads) {
-  auto branch = dyn_cast<scf::IfOp>(op->getParentOp());
-  if (!branch || op->getBlock() != branch.thenBlock())
-    return false;
-  auto large = branch.getCondition().getDefiningOp<arith::CmpIOp>();
-  if (!large || large.getPredicate() != arith::CmpIPredicate::sge)
-    return false;
-  auto batch = large.getLhs().getDefiningOp<tensor::DimOp>();
-  std::optional<int64_t> dim = batch ? batch.getConstantIndex() : std::nullopt;
-  std::optional<int64_t> images = getConstantIntValue(large.getRhs());
-  return dim == 0 && batch.getSource() == op.getDpsInits()[0] && images &&
-         *images >= minThreadedBatch(op, threads);
-}
-
 std::optional<Strategy> selectConvolution(linalg::LinalgOp op,
                                           const SelectionContext &context) {
   if (!isNchwWindow(op))
@@ -199,7 +179,7 @@ std::optional<Strategy> selectConvolution(linalg::LinalgOp op,
   std::optional<Strategy> strategy = windowPlan(op, context.target);
   if (strategy)
     chooseThreadSplit(op, *strategy, context.target.threads,
-                      inLargeBatchBranch(op, context.target.threads));
+                      op->hasAttr(kLargeBatchAttrName));
   return strategy;
 }
 

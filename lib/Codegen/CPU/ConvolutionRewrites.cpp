@@ -368,6 +368,8 @@ void versionOnBatchSize(ModuleOp module, const SelectionContext &context) {
     for (Block *block : {branch.thenBlock(), branch.elseBlock()}) {
       builder.setInsertionPointToStart(block);
       Operation *copy = builder.clone(*op);
+      if (block == branch.thenBlock())
+        copy->setAttr(kLargeBatchAttrName, builder.getUnitAttr());
       scf::YieldOp::create(builder, loc, copy->getResults());
     }
     op->replaceAllUsesWith(branch.getResults());

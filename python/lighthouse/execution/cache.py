@@ -2,8 +2,10 @@
 per key (`CompileOptions.cache_dir`), where a hit skips the pipeline and the
 JIT."""
 
+import functools
 import hashlib
 import json
+import os
 from typing import Sequence, Tuple
 
 from .._version import LIGHTHOUSE_VERSION, MLIR_VERSION
@@ -11,6 +13,18 @@ from .abi import TensorSpec
 from .saved import FORMAT
 
 __all__ = ["cache_key"]
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_identity() -> str:
+    """The size and modification time of the library that holds lighthouse's
+    passes, pipelines and JIT: they change with every build, where the
+    version may not, and the same pipeline name may come to mean other
+    passes (`lighthouse-cpu` was the loops pipeline before it named the
+    default). Statting it costs microseconds; hashing it, a second."""
+    libraries = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_mlir_libs")
+    status = os.stat(os.path.join(libraries, "libLighthouseCAPI.so"))
+    return f"{status.st_size}:{status.st_mtime_ns}"
 
 
 def cache_key(
@@ -34,6 +48,7 @@ def cache_key(
         str(FORMAT),
         LIGHTHOUSE_VERSION,
         MLIR_VERSION,
+        compiler_identity(),
         function_name,
         pipeline_text,
         str(opt_level),

@@ -24,6 +24,10 @@
 namespace lighthouse::cpu {
 
 constexpr llvm::StringLiteral kStrategyAttrName = "lighthouse.strategy";
+/// Marks the copy of an op that the version-on-batch-size form runs when its
+/// batch holds enough images for every thread; selection reads it, and
+/// lighthouse-cpu-apply-strategy removes it with the strategies.
+constexpr llvm::StringLiteral kLargeBatchAttrName = "lighthouse.large_batch";
 
 enum class StrategyKind {
   /// A matmul tiled for threads, blocks of C in cache and register tiles

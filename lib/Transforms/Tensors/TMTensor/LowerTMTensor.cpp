@@ -1,5 +1,4 @@
-//===- LowerTMTensor.cpp - torch-mlir's tm_tensor ops as loops on tensors
-//---===//
+//===- LowerTMTensor.cpp - tm_tensor ops as loops on tensors --------------===//
 //
 // The pass of TMTensor.h: each tm_tensor op by its lowering, one file per op.
 //

@@ -22,10 +22,10 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         return NotImplemented
     batch, channels, depth, height, width = input.shape
     filters, _, filter_depth = weight.shape[:3]
+    # A list of one applies to every dimension, as aten.convolution takes it.
     (stride_d, *stride_hw), (pad_d, *pad_hw), (dilation_d, *dilation_hw) = (
-        stride,
-        padding,
-        dilation,
+        list(values) * 3 if len(values) == 1 else list(values)
+        for values in (stride, padding, dilation)
     )
     padded = F.pad(input, (0, 0, 0, 0, pad_d, pad_d)) if pad_d else input
     out_depth = (depth + 2 * pad_d - dilation_d * (filter_depth - 1) - 1) // stride_d + 1

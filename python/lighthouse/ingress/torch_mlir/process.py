@@ -13,7 +13,7 @@ import threading
 import time
 from typing import List, Optional
 
-from ..._process import end_process_group, fatal_line, output_tail, start_worker
+from ..._process import fatal_line, output_tail, start_worker
 from . import worker as _script
 from .worker import write_message
 
@@ -28,10 +28,17 @@ class _Worker:
         environment = dict(os.environ)
         # The caller's module path, so that the worker finds the same torch-mlir.
         environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if isinstance(p, str))
-        # Run as a script, so that it imports nothing of lighthouse.
+        # Run as a script, so that it imports nothing of lighthouse; in the
+        # caller's process group, so that what ends the caller's group (a
+        # terminal closed, a CI job's time limit) ends it too, even in a
+        # hanging pass.
         try:
             self.process, self.answers = start_worker(
-                [os.path.abspath(_script.__file__)], "--fd", self.output, environment
+                [os.path.abspath(_script.__file__)],
+                "--fd",
+                self.output,
+                environment,
+                new_session=False,
             )
         except OSError:
             self.output.close()
@@ -94,8 +101,15 @@ class _Worker:
             step = message["step"]
 
     def stop(self) -> None:
-        """Kills the worker: it holds nothing worth a graceful end."""
-        end_process_group(self.process, kill=True)
+        """Kills the worker: it holds nothing worth a graceful end. Once."""
+        if self.output.closed:
+            return
+        self.process.kill()
+        try:
+            self.process.stdin.close()
+        except OSError:  # A request cut in the middle.
+            pass
+        self.process.wait()
         os.close(self.answers)
         self.output.close()
 
@@ -158,22 +172,22 @@ def lower_in_worker(text: str, pipelines: List[str], time_limit: float) -> dict:
                 answer = worker.lower(text, pipelines, deadline)
             except BaseException:
                 # Cut mid-exchange (Ctrl-C...): the next lowering starts afresh.
-                worker.stop()
                 _worker = None
+                worker.stop()
                 raise
             if not (reused and answer["status"] == "lost" and answer["step"] < 0):
                 break
             # Dead before it read the request (killed from outside between
             # lowerings): not this model's doing, so a new worker takes it.
-            worker.stop()
             _worker = None
+            worker.stop()
         output = output_tail(worker.output, worker.offset)
         if answer["status"] not in ("lost", "unavailable"):
             if output:
                 sys.stderr.write(output)
             return answer
-        worker.stop()
         _worker = None
+        worker.stop()
         if answer["status"] == "unavailable":
             return answer
         code = worker.process.returncode

@@ -40,3 +40,16 @@ func.func @whole_image_window(%x: tensor<2x8x3x3xf32>, %w: tensor<16x8x3x3xf32>,
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x8x3x3xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<2x16x1x1xf32>) -> tensor<2x16x1x1xf32>
   return %r : tensor<2x16x1x1xf32>
 }
+
+// -----
+
+// One 2x2 window of a 3x3 image (stride 5): the window's pixels are cut out
+// first, then rows of C x 2 x 2.
+// CHECK-LABEL: func.func @window_smaller_than_the_image
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [2, 8, 2, 2] [1, 1, 1, 1] : tensor<2x8x3x3xf32> to tensor<2x8x2x2xf32>
+// CHECK:         linalg.matmul ins({{.*}} : tensor<2x32xf32>, tensor<32x16xf32>)
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+func.func @window_smaller_than_the_image(%x: tensor<2x8x3x3xf32>, %w: tensor<16x8x2x2xf32>, %init: tensor<2x16x1x1xf32>) -> tensor<2x16x1x1xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<5> : tensor<2xi64>} ins(%x, %w : tensor<2x8x3x3xf32>, tensor<16x8x2x2xf32>) outs(%init : tensor<2x16x1x1xf32>) -> tensor<2x16x1x1xf32>
+  return %r : tensor<2x16x1x1xf32>
+}

@@ -43,6 +43,19 @@ def test_grouped_3d_convolutions_match_eager(
     np.testing.assert_allclose(compiled(x.numpy()), expected, **TOLERANCE)
 
 
+def test_a_grouped_3d_convolution_of_one_stride_for_every_dimension():
+    torch.manual_seed(0)
+    weight = torch.randn(4, 2, 3, 3, 3)
+
+    class Convolution(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.conv3d(x, weight, stride=[2], padding=[1], groups=2)
+
+    x = torch.randn(1, 4, 5, 7, 7)
+    compiled = lighthouse.compile(Convolution(), (x,))
+    np.testing.assert_allclose(compiled(x.numpy()), Convolution()(x).numpy(), **TOLERANCE)
+
+
 def test_a_grouped_3d_convolution_for_any_batch():
     torch.manual_seed(0)
     model = torch.nn.Conv3d(4, 4, 3, padding=1, groups=4).eval()
