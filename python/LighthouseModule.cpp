@@ -113,8 +113,12 @@ NB_MODULE(_lighthouse, m) {
           "objects",
           [](ExecutionEngine &self) {
             std::vector<nb::bytes> objects;
-            intptr_t count =
-                lighthouseExecutionEngineGetNumObjects(self.engine);
+            std::string error;
+            intptr_t count = lighthouseExecutionEngineGetNumObjects(
+                self.engine, appendTo, &error);
+            if (count < 0)
+              throw std::runtime_error(
+                  "cannot compile the weights' object file: " + error);
             for (intptr_t index = 0; index < count; ++index) {
               MlirStringRef object =
                   lighthouseExecutionEngineGetObject(self.engine, index);

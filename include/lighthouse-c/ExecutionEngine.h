@@ -57,13 +57,17 @@ lighthouseExecutionEngineLookup(LighthouseExecutionEngine engine,
                                 MlirStringRef name, MlirStringCallback onError,
                                 void *userData);
 
-/// How many relocatable object files the code was compiled into; linked
-/// together (with lighthouse's runtime libraries), they make a shared
-/// library of the module.
-MLIR_CAPI_EXPORTED intptr_t
-lighthouseExecutionEngineGetNumObjects(LighthouseExecutionEngine engine);
+/// How many relocatable object files the code was compiled into, the
+/// weights' last (compiled on the first call: the JIT's code reads the
+/// weights where the engine holds them); linked together (with lighthouse's
+/// runtime libraries), they make a shared library of the module. On failure,
+/// calls `onError` with the reason and returns -1.
+MLIR_CAPI_EXPORTED intptr_t lighthouseExecutionEngineGetNumObjects(
+    LighthouseExecutionEngine engine, MlirStringCallback onError,
+    void *userData);
 
-/// The bytes of object file `index`, owned by the engine.
+/// The bytes of object file `index`, owned by the engine, once
+/// `lighthouseExecutionEngineGetNumObjects` has counted them.
 MLIR_CAPI_EXPORTED MlirStringRef lighthouseExecutionEngineGetObject(
     LighthouseExecutionEngine engine, intptr_t index);
 

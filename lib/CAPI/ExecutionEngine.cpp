@@ -54,8 +54,15 @@ void *lighthouseExecutionEngineLookup(LighthouseExecutionEngine engine,
 }
 
 intptr_t
-lighthouseExecutionEngineGetNumObjects(LighthouseExecutionEngine engine) {
-  return unwrap(engine)->objects().size();
+lighthouseExecutionEngineGetNumObjects(LighthouseExecutionEngine engine,
+                                       MlirStringCallback onError,
+                                       void *userData) {
+  auto objects = unwrap(engine)->objects();
+  if (!objects) {
+    report(objects.takeError(), onError, userData);
+    return -1;
+  }
+  return objects->size();
 }
 
 LighthouseJITPhases
@@ -68,6 +75,8 @@ lighthouseExecutionEngineGetPhases(LighthouseExecutionEngine engine) {
 MlirStringRef
 lighthouseExecutionEngineGetObject(LighthouseExecutionEngine engine,
                                    intptr_t index) {
-  const llvm::SmallVector<char, 0> &object = unwrap(engine)->objects()[index];
+  // Counted before: the objects are there, and this returns no error.
+  const llvm::SmallVector<char, 0> &object =
+      (*unwrap(engine)->objects())[index];
   return mlirStringRefCreate(object.data(), object.size());
 }

@@ -49,7 +49,10 @@ std::vector<Weight> takeWeights(ModuleOp module) {
         {global.getSymName().str(), *bytes, global.getAlignment().value_or(0)});
     global.removeValueAttr();
     global.setLinkage(LLVM::Linkage::External);
-    global.setVisibility_(LLVM::Visibility::Hidden);
+    // Default visibility: not assumed within reach of a PC-relative address
+    // (the JIT's weights are wherever the engine allocated them).
+    global.setVisibility_(LLVM::Visibility::Default);
+    global.setDsoLocal(false);
     global.setUnnamedAddr(std::nullopt);
   }
   return weights;
@@ -70,7 +73,8 @@ std::unique_ptr<llvm::Module> weightsModule(ArrayRef<Weight> weights,
     global->setVisibility(llvm::GlobalValue::HiddenVisibility);
     // At least the alignment of the elements the code reads (the array of
     // bytes has none of its own), and a cache line's.
-    global->setAlignment(llvm::Align(std::max<uint64_t>(weight.alignment, 64)));
+    global->setAlignment(
+        llvm::Align(std::max<uint64_t>(weight.alignment, kWeightAlignment)));
   }
   return module;
 }

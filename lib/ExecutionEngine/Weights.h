@@ -6,9 +6,10 @@
 // arrays of one float, which take 2.85 s to compile where the same bytes as a
 // 1024x1024 matrix take 0.08 s; and each part of a split module carries the
 // constants its functions read through the bitcode round trip and LLVM's
-// pipeline. Instead, the code refers to each weight as a hidden external
-// symbol, and the weights' bytes go into an object file of their own, one
-// array of bytes each, which LLVM emits as it is.
+// pipeline. Instead, the code refers to each weight as an external symbol,
+// read through the global offset table: the JIT resolves it to the bytes the
+// engine holds, wherever they are, and a saved module links an object file
+// of the weights' own, one array of bytes each, which LLVM emits as it is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,9 @@ class Module;
 
 namespace lighthouse {
 
+/// The least alignment of a weight's bytes: a cache line's.
+constexpr uint64_t kWeightAlignment = 64;
+
 /// A constant global taken out of a module's code.
 struct Weight {
   std::string name;
@@ -40,12 +44,12 @@ struct Weight {
 };
 
 /// Makes each constant global of `module` (LLVM dialect) whose value holds
-/// kMinWeightBytes or more, in whole bytes per element, a hidden external
+/// kMinWeightBytes or more, in whole bytes per element, an external
 /// declaration, and returns those globals' names and bytes.
 std::vector<Weight> takeWeights(mlir::ModuleOp module);
 
 /// A module defining each of `weights` as a hidden constant array of bytes,
-/// aligned as its global was.
+/// aligned as its global was and at least to kWeightAlignment.
 std::unique_ptr<llvm::Module> weightsModule(llvm::ArrayRef<Weight> weights,
                                             llvm::LLVMContext &context);
 

@@ -45,8 +45,8 @@ int main(void) {
     return 1;
   }
   // CHECK: object files: 2
-  printf("object files: %d\n",
-         (int)lighthouseExecutionEngineGetNumObjects(engine));
+  printf("object files: %d\n", (int)lighthouseExecutionEngineGetNumObjects(
+                                   engine, printToStdout, NULL));
   // CHECK-NEXT: ELF: 1
   MlirStringRef object = lighthouseExecutionEngineGetObject(engine, 1);
   printf("ELF: %d\n", object.length > 4 && object.data[1] == 'E' &&

@@ -27,6 +27,7 @@
 #include <vector>
 
 namespace llvm::orc {
+class JITTargetMachineBuilder;
 class LLJIT;
 } // namespace llvm::orc
 
@@ -68,18 +69,19 @@ public:
   create(mlir::ModuleOp module, const JITOptions &options);
 
   ~ExecutionEngine();
+  ExecutionEngine(const ExecutionEngine &) = delete;
+  ExecutionEngine &operator=(const ExecutionEngine &) = delete;
 
   /// The address of `symbol` of the compiled code, linking it first if
   /// needed. The error of a failed lookup carries what the JIT reported while
   /// linking (a symbol nothing defines, say), at every lookup.
   llvm::Expected<void *> lookup(llvm::StringRef symbol);
 
-  /// The relocatable object files the code was compiled into; linked
-  /// together (with lighthouse's runtime libraries), they make a shared
-  /// library of the module.
-  llvm::ArrayRef<llvm::SmallVector<char, 0>> objects() const {
-    return objectFiles;
-  }
+  /// The relocatable object files the code was compiled into, the weights'
+  /// last (compiled on the first call: the JIT's code reads the weights
+  /// where the engine holds them); linked together (with lighthouse's
+  /// runtime libraries), they make a shared library of the module.
+  llvm::Expected<llvm::ArrayRef<llvm::SmallVector<char, 0>>> objects();
 
   /// The seconds of each step of the compilation.
   const JITPhases &phases() const { return phaseSeconds; }
@@ -87,9 +89,24 @@ public:
 private:
   ExecutionEngine() = default;
 
+  /// A weight's bytes, aligned as its global was, at the address the JIT
+  /// resolves its symbol to.
+  struct HeldWeight {
+    std::string name;
+    char *bytes;
+    size_t size;
+    size_t alignment;
+  };
+
   // The JIT is declared last, so destroyed first: it refers to the object
-  // files and reports into `errors` until then.
+  // files and the weights, and reports into `errors` until then.
+  std::vector<HeldWeight> weights;
+  /// The target the weights' object is compiled for.
+  std::unique_ptr<llvm::orc::JITTargetMachineBuilder> machine;
   std::vector<llvm::SmallVector<char, 0>> objectFiles;
+  /// Whether objectFiles ends with the weights' object.
+  bool weightsCompiled = false;
+  std::mutex objectsMutex;
   JITPhases phaseSeconds;
   std::mutex errorsMutex;
   std::string errors;
