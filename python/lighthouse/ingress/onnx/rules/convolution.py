@@ -10,6 +10,10 @@
   grid of block positions, with one-hot kernels (one per block element,
   grouped by channel): each column element lands at its block's position
   plus its offset in the block, and overlapping ones add up.
+- Conv of groups over three spatial dimensions (MViT's pooled attention,
+  which torch-mlir does not lower): the sum over the kernel's depth of
+  grouped 2-D convolutions of the input's depth slices each kernel depth
+  reads, folded into the batch.
 - DeformConv of one group: each tap of each output position samples the
   input at its offset position bilinearly (a corner outside reads zero;
   GatherElements of the flattened input per corner), weighted by the mask,
@@ -99,6 +103,92 @@ def _transposed_convolution(site: Site) -> Optional["onnx.FunctionProto"]:
             constant_node("stops", np.array(stops, np.int64)),
             constant_node("axes", np.arange(2, 2 + spatial, dtype=np.int64)),
             helper.make_node("Slice", ["full", "starts", "stops", "axes"], ["Y"]),
+        ]
+    return lighthouse_function(node, inputs, ["Y"], nodes, 18)
+
+
+def _grouped_3d_declines(site: Site) -> Optional[str]:
+    node = site.node
+    attributes = attributes_of(node)
+    shapes = static_shapes(site.types, node.input[0], node.input[1])
+    if shapes is None:
+        return "its input and kernel have no static shapes"
+    if len(shapes[0]) != 5:
+        return "it is not a convolution over three spatial dimensions"
+    if attributes.get("group", 1) == 1:
+        return "it has one group, which torch-mlir lowers"
+    auto_pad = attributes.get("auto_pad", b"NOTSET")
+    if (auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad) != "NOTSET":
+        return "its auto_pad is not NOTSET"
+    return None
+
+
+def _grouped_3d_convolution(site: Site) -> "onnx.FunctionProto":
+    node = site.node
+    (batch, channels, depth, height, width), w_shape = static_shapes(
+        site.types, node.input[0], node.input[1]
+    )
+    filters, kernel_depth = w_shape[0], w_shape[2]
+    attributes = attributes_of(node)
+    strides = attributes.get("strides", [1, 1, 1])
+    dilations = attributes.get("dilations", [1, 1, 1])
+    pads = attributes.get("pads", [0] * 6)
+    kernel = attributes.get("kernel_shape", w_shape[2:])
+    out = [
+        (size + pads[k] + pads[3 + k] - dilations[k] * (kernel[k] - 1) - 1) // strides[k] + 1
+        for k, size in enumerate((depth, height, width))
+    ]
+    inputs = ["X", "W", "B"][: len(node.input)]
+    nodes = [
+        constant_node("depth_pads", np.array([0, 0, pads[0], 0, 0, 0, 0, pads[3], 0, 0])),
+        helper.make_node("Pad", ["X", "depth_pads"], ["padded"]),
+        constant_node("depth_axis", np.array([2], np.int64)),
+        constant_node("depth_step", np.array([strides[0]], np.int64)),
+        constant_node("planes_shape", np.array([batch * out[0], channels, height, width])),
+    ]
+    parts = []
+    for k in range(kernel_depth):
+        start = k * dilations[0]
+        nodes += [
+            constant_node(f"start_{k}", np.array([start], np.int64)),
+            constant_node(f"stop_{k}", np.array([start + strides[0] * (out[0] - 1) + 1])),
+            # The depth slices kernel depth k reads, one per output slice.
+            helper.make_node(
+                "Slice",
+                ["padded", f"start_{k}", f"stop_{k}", "depth_axis", "depth_step"],
+                [f"slices_{k}"],
+            ),
+            helper.make_node("Transpose", [f"slices_{k}"], [f"by_depth_{k}"], perm=[0, 2, 1, 3, 4]),
+            helper.make_node("Reshape", [f"by_depth_{k}", "planes_shape"], [f"planes_{k}"]),
+            constant_node(f"kernel_depth_{k}", np.array(k, np.int64)),
+            helper.make_node("Gather", ["W", f"kernel_depth_{k}"], [f"W_{k}"], axis=2),
+            helper.make_node(
+                "Conv",
+                [f"planes_{k}", f"W_{k}"],
+                [f"part_{k}"],
+                group=attributes["group"],
+                strides=strides[1:],
+                dilations=dilations[1:],
+                pads=[pads[1], pads[2], pads[4], pads[5]],
+            ),
+        ]
+        parts.append(f"part_{k}")
+    nodes += [
+        helper.make_node("Sum", parts, ["planes_out"]),
+        constant_node("out_shape", np.array([batch, out[0], filters, out[1], out[2]])),
+        helper.make_node("Reshape", ["planes_out", "out_shape"], ["by_depth_out"]),
+        helper.make_node(
+            "Transpose",
+            ["by_depth_out"],
+            ["Y" if "B" not in inputs else "unbiased"],
+            perm=[0, 2, 1, 3, 4],
+        ),
+    ]
+    if "B" in inputs:
+        nodes += [
+            constant_node("bias_shape", np.array([1, filters, 1, 1, 1])),
+            helper.make_node("Reshape", ["B", "bias_shape"], ["bias"]),
+            helper.make_node("Add", ["unbiased", "bias"], ["Y"]),
         ]
     return lighthouse_function(node, inputs, ["Y"], nodes, 18)
 
@@ -285,6 +375,13 @@ RULES = [
     ),
     Rule(
         "columns-to-image-as-transposed-convolution", "Col2Im", _columns_to_image, ON_LOWERING_ERROR
+    ),
+    Rule(
+        "grouped-3d-convolution-as-2d",
+        "Conv",
+        _grouped_3d_convolution,
+        ON_LOWERING_ERROR,
+        check=_grouped_3d_declines,
     ),
     Rule(
         "deformable-convolution-as-samples",

@@ -1,5 +1,5 @@
-"""ConvTranspose, Col2Im and DeformConv (lighthouse.ingress.onnx.rules.
-convolution), checked against onnxruntime."""
+"""ConvTranspose, Col2Im, grouped 3-D Conv and DeformConv
+(lighthouse.ingress.onnx.rules.convolution), checked against onnxruntime."""
 
 import pytest
 
@@ -39,6 +39,37 @@ LIGHTHOUSE_FUNCTIONS = {
         [("y", TensorProto.FLOAT, [1, 2, 5, 4])],
         18,
         {"image": [5, 4], "block": [2, 2]},
+    ),
+    # MViT's pooled attention: depthwise over three dimensions.
+    "conv3d-depthwise-strided-padded": (
+        helper.make_node(
+            "Conv", ["x", "w", "b"], ["y"], group=4, strides=[1, 2, 2], pads=[1, 1, 1, 1, 1, 1]
+        ),
+        [
+            ("x", TensorProto.FLOAT, [2, 4, 4, 9, 10]),
+            ("w", TensorProto.FLOAT, [4, 1, 3, 3, 3]),
+            ("b", TensorProto.FLOAT, [4]),
+        ],
+        [("y", TensorProto.FLOAT, [2, 4, 4, 5, 5])],
+        18,
+        {},
+    ),
+    # Groups of two channels, strided and dilated in depth, pads that differ
+    # at the two ends, no bias.
+    "conv3d-groups-depth-strided-dilated": (
+        helper.make_node(
+            "Conv",
+            ["x", "w"],
+            ["y"],
+            group=2,
+            strides=[2, 1, 1],
+            dilations=[2, 1, 1],
+            pads=[2, 0, 1, 1, 1, 0],
+        ),
+        [("x", TensorProto.FLOAT, [1, 4, 7, 5, 6]), ("w", TensorProto.FLOAT, [6, 2, 3, 2, 2])],
+        [("y", TensorProto.FLOAT, [1, 6, 3, 5, 6])],
+        18,
+        {},
     ),
     "deformconv-strided-padded-masked-two-offset-groups": (
         helper.make_node(
