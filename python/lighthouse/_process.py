@@ -11,7 +11,7 @@ import subprocess
 import sys
 from typing import Optional
 
-__all__ = ["end_process_group", "fatal_line", "output_tail", "start_worker"]
+__all__ = ["end_worker", "fatal_line", "output_tail", "start_worker"]
 
 #: Of a dead worker's output, the end kept to say why it died.
 OUTPUT_TAIL_CHARS = 3000
@@ -32,7 +32,7 @@ def start_worker(arguments: list, fd_option: str, log, environment: dict, new_se
     into `log`, with the write end of a new pipe passed as `fd_option <fd>`;
     returns the process and the pipe's read end, on which it announces its
     events. With `new_session`, in a session of its own, so that its whole
-    process group, whatever it started, can be ended (`end_process_group`);
+    process group, whatever it started, can be ended (`end_worker`);
     without, in the caller's process group, which the signals sent to the
     caller's group (a terminal's, a CI job's) reach too. A new interpreter
     rather than a fork: the caller may hold torch's and OpenMP's threads,
@@ -74,21 +74,29 @@ def fatal_line(output: str, last_line: bool = False) -> Optional[str]:
     return lines[-1] if last_line and lines else None
 
 
-def end_process_group(process: subprocess.Popen, kill: bool) -> int:
-    """Ends a worker that leads a process group of its own: kills the group,
-    or closes the worker's input for it to end by itself, within 30 s before
-    the group is killed. Returns the exit status."""
-    if kill:
+def end_worker(process: subprocess.Popen, kill: bool, group: bool = True) -> int:
+    """Ends a worker started by `start_worker`: kills it (with its process
+    group, which it leads when started with `new_session`), or closes its
+    input for it to end by itself, within 30 s before it is killed. Returns
+    the exit status."""
+
+    def killed() -> None:
         try:
-            os.killpg(process.pid, signal.SIGKILL)
+            if group:
+                os.killpg(process.pid, signal.SIGKILL)
+            else:
+                process.kill()
         except ProcessLookupError:
             pass
+
+    if kill:
+        killed()
     try:
         process.stdin.close()
-    except OSError:
+    except OSError:  # A request cut in the middle.
         pass
     try:
         return process.wait(timeout=30)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+        killed()
         return process.wait()

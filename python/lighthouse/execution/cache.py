@@ -10,6 +10,7 @@ from typing import Sequence, Tuple
 
 from .._version import LIGHTHOUSE_VERSION, MLIR_VERSION
 from .abi import TensorSpec
+from .libraries import LIBRARY_DIR
 from .saved import FORMAT
 
 __all__ = ["cache_key"]
@@ -22,8 +23,7 @@ def compiler_identity() -> str:
     version may not, and the same pipeline name may come to mean other
     passes (`lighthouse-cpu` was the loops pipeline before it named the
     default). Statting it costs microseconds; hashing it, a second."""
-    libraries = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_mlir_libs")
-    status = os.stat(os.path.join(libraries, "libLighthouseCAPI.so"))
+    status = os.stat(os.path.join(LIBRARY_DIR, "libLighthouseCAPI.so"))
     return f"{status.st_size}:{status.st_mtime_ns}"
 
 

@@ -3,7 +3,10 @@ calls into and saved modules link."""
 
 import os
 
-__all__ = ["runtime_library_paths"]
+__all__ = ["LIBRARY_DIR", "runtime_library_paths"]
+
+#: The package's folder of shared libraries and tools (`_mlir_libs`).
+LIBRARY_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_mlir_libs")
 
 _RUNTIME_LIBRARIES = (
     "liblighthouse_runtime.so",
@@ -21,6 +24,5 @@ def runtime_library_paths() -> list:
     timers, and the OpenMP runtime for threads); pass them as
     `ExecutionEngine(module, shared_libs=lighthouse.runtime_library_paths())`.
     """
-    libs_dir = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_mlir_libs")
-    paths = [os.path.join(libs_dir, name) for name in _RUNTIME_LIBRARIES]
+    paths = [os.path.join(LIBRARY_DIR, name) for name in _RUNTIME_LIBRARIES]
     return [path for path in paths if os.path.exists(path)]

@@ -12,7 +12,7 @@ import tempfile
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
-from .._process import end_process_group, fatal_line, output_tail, start_worker
+from .._process import end_worker, fatal_line, output_tail, start_worker
 from .known import classify, owner
 from .mutants import Mutant
 from .settings import CASES_PER_WORKER, DEFAULT_TIMEOUT
@@ -76,7 +76,7 @@ class _Worker:
                     return message["outcome"]
 
     def stop(self, kill: bool) -> Optional[int]:
-        status = end_process_group(self.process, kill)
+        status = end_worker(self.process, kill)
         os.close(self.events)
         return status
 

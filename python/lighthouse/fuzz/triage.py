@@ -11,6 +11,7 @@ import tempfile
 from typing import Optional
 
 from .._process import fatal_line
+from ..execution.libraries import LIBRARY_DIR
 from .settings import MEMORY_LIMIT
 
 # ===----------------------------------------------------------------------=== #
@@ -81,9 +82,7 @@ def limit_memory() -> None:
 
 
 def _lh_opt() -> Optional[str]:
-    import lighthouse
-
-    path = os.path.join(os.path.dirname(lighthouse.__file__), "_mlir_libs", "lh-opt")
+    path = os.path.join(LIBRARY_DIR, "lh-opt")
     return path if os.path.exists(path) else None
 
 

@@ -13,7 +13,7 @@ import time
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from .case import CaseInfo
-from .._process import end_process_group, output_tail, start_worker
+from .._process import end_worker, output_tail, start_worker
 from .._progress import Progress
 from .records import ResultsWriter, case_record, last_words
 
@@ -170,7 +170,7 @@ class _Worker:
         """Ends the worker (and whatever it started); returns its exit status."""
         self.selector.unregister(self.events)
         os.close(self.events)
-        status = end_process_group(self.process, kill)
+        status = end_worker(self.process, kill)
         self.tail = output_tail(self.log, self.log_offset)
         self.log.close()
         return status

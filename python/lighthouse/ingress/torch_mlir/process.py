@@ -13,7 +13,7 @@ import threading
 import time
 from typing import List, Optional
 
-from ..._process import fatal_line, output_tail, start_worker
+from ..._process import end_worker, fatal_line, output_tail, start_worker
 from . import worker as _script
 from .worker import write_message
 
@@ -104,12 +104,7 @@ class _Worker:
         """Kills the worker: it holds nothing worth a graceful end. Once."""
         if self.output.closed:
             return
-        self.process.kill()
-        try:
-            self.process.stdin.close()
-        except OSError:  # A request cut in the middle.
-            pass
-        self.process.wait()
+        end_worker(self.process, kill=True, group=False)
         os.close(self.answers)
         self.output.close()
 

@@ -140,18 +140,20 @@ def _grouped_3d_convolution(site: Site) -> "onnx.FunctionProto":
     ]
     inputs = ["X", "W", "B"][: len(node.input)]
     nodes = [
-        constant_node("depth_pads", np.array([0, 0, pads[0], 0, 0, 0, 0, pads[3], 0, 0])),
+        constant_node("depth_pads", np.array([0, 0, pads[0], 0, 0, 0, 0, pads[3], 0, 0], np.int64)),
         helper.make_node("Pad", ["X", "depth_pads"], ["padded"]),
         constant_node("depth_axis", np.array([2], np.int64)),
         constant_node("depth_step", np.array([strides[0]], np.int64)),
-        constant_node("planes_shape", np.array([batch * out[0], channels, height, width])),
+        constant_node(
+            "planes_shape", np.array([batch * out[0], channels, height, width], np.int64)
+        ),
     ]
     parts = []
     for k in range(kernel_depth):
         start = k * dilations[0]
         nodes += [
             constant_node(f"start_{k}", np.array([start], np.int64)),
-            constant_node(f"stop_{k}", np.array([start + strides[0] * (out[0] - 1) + 1])),
+            constant_node(f"stop_{k}", np.array([start + strides[0] * (out[0] - 1) + 1], np.int64)),
             # The depth slices kernel depth k reads, one per output slice.
             helper.make_node(
                 "Slice",
@@ -175,7 +177,7 @@ def _grouped_3d_convolution(site: Site) -> "onnx.FunctionProto":
         parts.append(f"part_{k}")
     nodes += [
         helper.make_node("Sum", parts, ["planes_out"]),
-        constant_node("out_shape", np.array([batch, out[0], filters, out[1], out[2]])),
+        constant_node("out_shape", np.array([batch, out[0], filters, out[1], out[2]], np.int64)),
         helper.make_node("Reshape", ["planes_out", "out_shape"], ["by_depth_out"]),
         helper.make_node(
             "Transpose",
@@ -186,7 +188,7 @@ def _grouped_3d_convolution(site: Site) -> "onnx.FunctionProto":
     ]
     if "B" in inputs:
         nodes += [
-            constant_node("bias_shape", np.array([1, filters, 1, 1, 1])),
+            constant_node("bias_shape", np.array([1, filters, 1, 1, 1], np.int64)),
             helper.make_node("Reshape", ["B", "bias_shape"], ["bias"]),
             helper.make_node("Add", ["unbiased", "bias"], ["Y"]),
         ]
