@@ -72,6 +72,10 @@ LogicalResult verifyStrategy(Operation *op, const Strategy &strategy) {
   if (!linalgOp || !linalgOp.hasPureTensorSemantics())
     return op->emitError() << kStrategyAttrName
                            << " is for linalg ops on tensors";
+  if (hasNoIterations(linalgOp))
+    return op->emitError() << kStrategyAttrName
+                           << " is for ops with iterations; this op has a "
+                              "loop of size 0 (its results are its inits)";
   for (ArrayRef<int64_t> level :
        {ArrayRef(strategy.threads), ArrayRef(strategy.threadCounts),
         ArrayRef(strategy.cache), ArrayRef(strategy.registers),

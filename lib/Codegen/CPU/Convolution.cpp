@@ -36,6 +36,29 @@ static bool isNchwWindow(linalg::LinalgOp op) {
   return asNchwWindow(op).has_value();
 }
 
+/// Whether the elements `op` reads are the output's or widen to them (a
+/// narrower float or integer, an integer to a float), the casts with which
+/// linalg vectorizes 1-D windows; it does not narrow (an f64 filter of an
+/// f32 convolution). A pooling's window operand is only a shape.
+static bool readsWidenToOutput(linalg::LinalgOp op) {
+  Type output = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  auto widens = [&](Value input) {
+    Type element = getElementTypeOrSelf(input.getType());
+    if (element == output)
+      return true;
+    if (!element.isIntOrFloat() || !output.isIntOrFloat())
+      return false;
+    if (isa<IntegerType>(element) && isa<FloatType>(output))
+      return true;
+    return isa<FloatType>(element) == isa<FloatType>(output) &&
+           element.getIntOrFloatBitWidth() < output.getIntOrFloatBitWidth();
+  };
+  ValueRange inputs = op.getDpsInputs();
+  return isa<linalg::Conv2DNchwFchwOp>(op.getOperation())
+             ? llvm::all_of(inputs, widens)
+             : widens(inputs[0]);
+}
+
 /// The tile sizes of one output row of a block of channels for the
 /// convolution or pooling `op` (with `rowWidth`, as if its output rows were
 /// that wide), or none for ops and shapes the windows strategy does not
@@ -45,7 +68,8 @@ windowTiles(linalg::LinalgOp op, std::optional<int64_t> rowWidth) {
   // The ops transform.structured.decompose rewrites into 1-D windows.
   if (!op.hasPureTensorSemantics() ||
       !isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
-           linalg::PoolingNchwSumOp>(op.getOperation()))
+           linalg::PoolingNchwSumOp>(op.getOperation()) ||
+      !readsWidenToOutput(op))
     return std::nullopt;
   // Static but for the batch, which is tiled by 1.
   auto output = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
@@ -189,6 +213,11 @@ LogicalResult verifyConvolution(Operation *op, const Strategy &strategy) {
     return op->emitError() << stringifyStrategyKind(strategy.kind)
                            << " takes a convolution or pooling and its "
                               "register tiles";
+  if (strategy.kind == StrategyKind::ConvolutionWindows &&
+      !readsWidenToOutput(cast<linalg::LinalgOp>(op)))
+    return op->emitError() << stringifyStrategyKind(strategy.kind)
+                           << " takes inputs whose elements are the "
+                              "output's or widen to them";
   return success();
 }
 

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 
@@ -111,6 +112,21 @@ const OpFamily kFamilies[] = {
 } // namespace
 
 ArrayRef<OpFamily> opFamilies() { return kFamilies; }
+
+bool hasNoIterations(linalg::LinalgOp op) {
+  return llvm::is_contained(op.getStaticLoopRanges(), 0);
+}
+
+void replaceOpsOfNoIterations(ModuleOp module) {
+  SmallVector<linalg::LinalgOp> empty;
+  module.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() && hasNoIterations(op))
+      empty.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : empty)
+    rewriter.replaceOp(op, op.getDpsInits());
+}
 
 const OpFamily *familyOf(StrategyKind kind) {
   for (const OpFamily &family : kFamilies)

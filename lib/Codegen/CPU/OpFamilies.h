@@ -110,6 +110,15 @@ struct OpFamily {
   llvm::ArrayRef<Form> forms;
 };
 
+/// Whether `op` has no iterations: a static loop of size 0 (a sum over
+/// rows of no columns, a pooling window of no columns). No strategy takes
+/// it (the tile sizes of its loops are computed from their ranges); its
+/// results are its inits, which lighthouse-cpu-prepare-forms puts in its
+/// place (replaceOpsOfNoIterations).
+bool hasNoIterations(mlir::linalg::LinalgOp op);
+/// Replaces each linalg op on tensors of no iterations by its inits.
+void replaceOpsOfNoIterations(mlir::ModuleOp module);
+
 /// The family table, in the order selection asks the families.
 llvm::ArrayRef<OpFamily> opFamilies();
 /// The family whose builder applies `kind`; none for StrategyKind::Fused,

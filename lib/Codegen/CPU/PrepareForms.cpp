@@ -1,6 +1,7 @@
 //===- PrepareForms.cpp - Rewrite ops into the forms the policies take ----===//
 //
-// `lighthouse-cpu-prepare-forms` runs the forms of the family table
+// `lighthouse-cpu-prepare-forms` replaces the ops of no iterations by their
+// inits, then runs the forms of the family table
 // (OpFamilies.h), stage by stage, each stage's in table order, for the
 // context that selection is then given the same options for.
 //
@@ -40,6 +41,9 @@ public:
         packB, fuseConsumers);
     if (failed(context) || failed(checkSkipped(module)))
       return signalPassFailure();
+    // Ops of no iterations leave their inits as they are: nothing for a form
+    // or a strategy to do, and their loops' ranges of 0 are no tile size.
+    replaceOpsOfNoIterations(module);
     for (FormStage stage : {FormStage::Ops, FormStage::Rows, FormStage::Sizes})
       for (const OpFamily &family : opFamilies())
         for (const Form &form : family.forms)

@@ -83,9 +83,10 @@ public:
     oneThread.target.threads = 1;
     module.walk([&](linalg::LinalgOp op) {
       // Ops that stay scalar but elementwise ones (split across threads
-      // only), and ops with a strategy already: fused into an earlier op's.
+      // only), ops of no iterations (prepare-forms removes them; skipped,
+      // loops), and ops with a strategy already: fused into an earlier op's.
       if ((staysScalar(op) && !linalg::isElementwise(op)) ||
-          op->hasAttr(kStrategyAttrName))
+          hasNoIterations(op) || op->hasAttr(kStrategyAttrName))
         return;
       const SelectionContext &opContext =
           op->getParentOfType<scf::ForallOp>() ? oneThread : *context;

@@ -34,10 +34,20 @@ open bugs of lighthouse's; crashes and hangs of torch-mlir's process are
 contained (compile_onnx raises LoweringCrash). Every other crash or hang is
 a new finding.
 
-The package by stage: `mutants` (and their `seeds`), `worker` (a mutant
-run in a worker process), `campaign` (the driver, confirmation and the
-summary), `triage` (a crash's signature), `known` (the crashes known),
-`settings` (limits), `cli`.
+The differential fuzzer checks the code generator on valid programs:
+
+    lh-fuzz --mlir 0 --onnx 0 --linalg 20000 --seed 1 -o differential.jsonl
+
+A program (`programs`) is one linalg op of a family (contractions,
+convolutions, poolings, reductions, softmax, elementwise chains, transposes,
+pads) over sizes and element types drawn to be awkward, compiled on the
+default and the loops pipelines and called on the same inputs; a result
+that differs beyond the tolerance is a `mismatch`, a finding as crashes are.
+
+The package by stage: `mutants` (and their `seeds`) and `programs`, `worker`
+(a case run in a worker process, and the comparison of a program's
+results), `campaign` (the driver, confirmation and the summary), `triage` (a
+crash's signature), `known` (the crashes known), `settings` (limits), `cli`.
 """
 
 from .campaign import new_findings, render_summary, run, summarize
@@ -50,10 +60,12 @@ from .known import (
     owner,
 )
 from .mutants import Mutant, make_mutant, mutants
+from .programs import FAMILIES, Program, make_program, programs
 from .seeds import MLIR_SEEDS, ONNX_SEEDS
 from .triage import diagnose_mlir, signature
 
 __all__ = [
+    "FAMILIES",
     "KNOWN_LIGHTHOUSE",
     "KNOWN_UPSTREAM",
     "MLIR_SEEDS",
@@ -61,12 +73,15 @@ __all__ = [
     "TORCH_MLIR_LOWERING",
     "KnownCrash",
     "Mutant",
+    "Program",
     "classify",
     "diagnose_mlir",
     "make_mutant",
+    "make_program",
     "mutants",
     "new_findings",
     "owner",
+    "programs",
     "render_summary",
     "run",
     "signature",

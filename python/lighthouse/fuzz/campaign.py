@@ -2,7 +2,6 @@
 crashes confirmed in a new worker, their culprits found, and the outcomes
 summed up."""
 
-import base64
 import collections
 import json
 import os
@@ -10,13 +9,17 @@ import select
 import signal
 import tempfile
 import time
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 from .._process import end_worker, fatal_line, output_tail, start_worker
 from .known import classify, owner
 from .mutants import Mutant
+from .programs import Program
 from .settings import CASES_PER_WORKER, DEFAULT_TIMEOUT
 from .triage import diagnose_mlir, signature
+
+#: What the campaign runs: a mutant, or a program of the differential fuzzer.
+Case = Union[Mutant, Program]
 
 # ===----------------------------------------------------------------------=== #
 # Running mutants
@@ -90,7 +93,7 @@ class _Worker:
 CULPRITS_TRIED = 20
 
 
-def _run_fresh(cases: Sequence[Mutant], timeout: float) -> List[dict]:
+def _run_fresh(cases: Sequence[Case], timeout: float) -> List[dict]:
     """Outcomes of `cases` run in order in a new worker, up to a crash or a hang."""
     worker = _Worker()
     outcomes = []
@@ -110,7 +113,7 @@ def _run_fresh(cases: Sequence[Mutant], timeout: float) -> List[dict]:
     return outcomes
 
 
-def _confirm(mutant: Mutant, before: Sequence[Mutant], timeout: float) -> dict:
+def _confirm(mutant: Case, before: Sequence[Case], timeout: float) -> dict:
     """Whether `mutant`'s crash recurs in a new worker; when it does not, the
     crash is the late effect of an earlier mutant that corrupted the heap
     without dying: the `culprit`, found by running each of the last ones,
@@ -124,21 +127,16 @@ def _confirm(mutant: Mutant, before: Sequence[Mutant], timeout: float) -> dict:
     return {"reproduced": False}
 
 
-def _request(mutant: Mutant, timeout: float) -> dict:
-    request = {"kind": mutant.kind, "inputs_seed": mutant.index, "timeout": timeout}
-    if mutant.kind == "mlir":
-        request["text"] = mutant.payload
-    else:
-        request["model"] = base64.b64encode(mutant.payload).decode()
-    return request
+def _request(case: Case, timeout: float) -> dict:
+    return case.request(timeout)
 
 
 def _finding(record: dict) -> bool:
-    return record["status"] in ("crash", "hang") or bool(record.get("unexpected"))
+    return record["status"] in ("crash", "hang", "mismatch") or bool(record.get("unexpected"))
 
 
 def run(
-    cases: Iterable[Mutant],
+    cases: Iterable[Case],
     seed: int = 0,
     timeout: float = DEFAULT_TIMEOUT,
     on_record: Optional[Callable[[dict], None]] = None,
@@ -159,7 +157,7 @@ def run(
     """
     records = []
     worker = None
-    history: List[Mutant] = []  # What the worker at work has run.
+    history: List[Case] = []  # What the worker at work has run.
     try:
         for mutant in cases:
             if worker is not None and worker.cases >= CASES_PER_WORKER:
@@ -178,7 +176,7 @@ def run(
                     # lh-opt names the op and pass at fault, and, crashing on
                     # the mutant alone, shows that it is the mutant's own.
                     found = {}
-                    if diagnose and mutant.kind == "mlir":
+                    if diagnose and mutant.kind in ("mlir", "linalg"):
                         found = diagnose_mlir(mutant.payload, outcome["stage"])
                     if found:
                         outcome.update(found, reproduced=True)
@@ -225,9 +223,12 @@ def new_findings(records: Iterable[dict]) -> List[dict]:
     return [
         r
         for r in records
-        if r["status"] in ("crash", "hang")
-        and not r.get("known")
-        and not (r["status"] == "hang" and r["stage"] == "call")
+        if r["status"] == "mismatch"
+        or (
+            r["status"] in ("crash", "hang")
+            and not r.get("known")
+            and not (r["status"] == "hang" and r["stage"] == "call")
+        )
     ]
 
 
@@ -236,6 +237,7 @@ def summarize(records: Sequence[dict]) -> dict:
     exceptions."""
     outcomes = collections.defaultdict(collections.Counter)
     crashes: Dict[str, dict] = {}
+    mismatches: Dict[str, dict] = {}
     unexpected = collections.Counter()
     for record in records:
         outcomes[record["kind"]][record["status"]] += 1
@@ -250,12 +252,18 @@ def summarize(records: Sequence[dict]) -> dict:
                 },
             )
             entry["count"] += 1
+        if record["status"] == "mismatch":
+            entry = mismatches.setdefault(
+                record["program"], {"count": 0, "first": f"{record['kind']}:{record['index']}"}
+            )
+            entry["count"] += 1
         if record.get("unexpected"):
             unexpected[f"{record['kind']} {record['stage']}: {record['error_class']}"] += 1
     return {
         "mutants": {kind: sum(counts.values()) for kind, counts in outcomes.items()},
         "outcomes": {kind: dict(counts) for kind, counts in outcomes.items()},
         "signatures": crashes,
+        "mismatches": mismatches,
         "unexpected": dict(unexpected),
         "new": len(new_findings(records)),
         "open": sum(r.get("owner") == "lighthouse" for r in records),
@@ -266,7 +274,8 @@ def render_summary(summary: dict) -> str:
     lines = []
     for kind, counts in summary["outcomes"].items():
         listed = ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
-        lines.append(f"{kind}: {summary['mutants'][kind]} mutants: {listed}")
+        noun = "programs" if kind == "linalg" else "mutants"
+        lines.append(f"{kind}: {summary['mutants'][kind]} {noun}: {listed}")
     if summary["signatures"]:
         lines.append("crashes and hangs by signature:")
         for text, entry in sorted(summary["signatures"].items(), key=lambda i: -i[1]["count"]):
@@ -281,11 +290,16 @@ def render_summary(summary: dict) -> str:
             else:
                 label = "NEW"
             lines.append(f"  {entry['count']:5}  [{label}] {text}  (first: {entry['first']})")
+    if summary["mismatches"]:
+        lines.append("results of the default pipeline that differ from loops', by family:")
+        for family, entry in sorted(summary["mismatches"].items(), key=lambda i: -i[1]["count"]):
+            lines.append(f"  {entry['count']:5}  {family}  (first: {entry['first']})")
     if summary["unexpected"]:
         lines.append("unexpected exceptions:")
         for text, count in sorted(summary["unexpected"].items(), key=lambda i: -i[1]):
             lines.append(f"  {count:5}  {text}")
     lines.append(
-        f"new crashes and hangs: {summary['new']}; of open lighthouse bugs: {summary['open']}"
+        f"new crashes, hangs and mismatches: {summary['new']}; "
+        f"of open lighthouse bugs: {summary['open']}"
     )
     return "\n".join(lines)

@@ -1,6 +1,7 @@
 """The command line: `lh-fuzz` (also `lh-suite fuzz`)."""
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -8,6 +9,7 @@ import time
 from .._progress import Progress
 from .campaign import render_summary, run, summarize
 from .mutants import make_mutant, mutants
+from .programs import FAMILIES, make_program, programs
 from .settings import DEFAULT_TIMEOUT
 
 # ===----------------------------------------------------------------------=== #
@@ -17,9 +19,11 @@ from .settings import DEFAULT_TIMEOUT
 
 DESCRIPTION = (
     "Mutants of MLIR programs and ONNX models, each parsed, compiled and "
-    "called in a worker process; crashes and hangs classified by signature against "
-    "the known upstream MLIR crashes. Exit status 1 on a new crash or hang, or one "
-    "of an open lighthouse bug (KNOWN_LIGHTHOUSE)."
+    "called in a worker process, and differential programs (linalg ops compiled on "
+    "the default and the loops pipelines, their results compared); crashes and hangs "
+    "classified by signature against the known upstream MLIR crashes. Exit status 1 "
+    "on a new crash or hang, a result that differs from loops', or one of an open "
+    "lighthouse bug (KNOWN_LIGHTHOUSE)."
 )
 
 
@@ -48,6 +52,19 @@ def add_arguments(parser) -> None:
         "--mlir", type=int, default=1000, help="MLIR mutants (default: %(default)s)"
     )
     parser.add_argument("--onnx", type=int, default=200, help="ONNX mutants (default: %(default)s)")
+    parser.add_argument(
+        "--linalg",
+        type=int,
+        default=0,
+        help="differential programs: linalg ops compiled on the default and the loops "
+        "pipelines, their results compared (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--family",
+        action="append",
+        choices=sorted(FAMILIES),
+        help="the differential programs' op families (repeatable; default: all, in turn)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="of the mutants (default: 0)")
     parser.add_argument("--start", type=int, default=0, help="the first mutant's index")
     parser.add_argument(
@@ -71,17 +88,21 @@ def command(args) -> int:
     if args.replay:
         for item in args.replay:
             kind, _, index = item.partition(":")
-            mutant = make_mutant(kind, args.seed, int(index))
+            if kind == "linalg":
+                mutant = make_program(args.seed, int(index), args.family or tuple(FAMILIES))
+            else:
+                mutant = make_mutant(kind, args.seed, int(index))
             print(f"== {kind}:{index} from {mutant.seed_program}: {'; '.join(mutant.mutations)}")
-            if kind == "mlir":
+            if kind in ("mlir", "linalg"):
                 print(mutant.payload)
             record = run([mutant], seed=args.seed, timeout=args.timeout)[0]
             shown = {k: v for k, v in record.items() if k not in ("reproducer", "mutations")}
             print(json.dumps(shown, indent=2))
         return 0
-    total = args.mlir + args.onnx
+    total = args.mlir + args.onnx + args.linalg
     print(
-        f"lh-fuzz: {args.mlir} MLIR and {args.onnx} ONNX mutants, seed {args.seed}"
+        f"lh-fuzz: {args.mlir} MLIR and {args.onnx} ONNX mutants, "
+        f"{args.linalg} differential programs, seed {args.seed}"
         + (f" -> {args.output}" if args.output else ""),
         file=sys.stderr,
     )
@@ -97,7 +118,10 @@ def command(args) -> int:
 
     try:
         records = run(
-            mutants(args.seed, args.mlir, args.onnx, args.start),
+            itertools.chain(
+                mutants(args.seed, args.mlir, args.onnx, args.start),
+                programs(args.seed, args.linalg, args.start, args.family or tuple(FAMILIES)),
+            ),
             seed=args.seed,
             timeout=args.timeout,
             on_record=on_record,
@@ -107,5 +131,5 @@ def command(args) -> int:
             output.close()
     summary = summarize(records)
     print(render_summary(summary))
-    print(f"{len(records)} mutants in {time.monotonic() - started:.0f} s")
+    print(f"{len(records)} cases in {time.monotonic() - started:.0f} s")
     return 1 if summary["new"] or summary["open"] else 0

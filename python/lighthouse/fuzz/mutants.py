@@ -7,6 +7,7 @@ import random
 import re
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
+from .programs import make_program
 from .seeds import MLIR_SEEDS, ONNX_SEEDS
 from .settings import KINDS
 
@@ -24,6 +25,15 @@ class Mutant:
     seed_program: str
     mutations: List[str]
     payload: object  # str for "mlir", bytes for "onnx"
+
+    def request(self, timeout: float) -> dict:
+        """What the worker is sent."""
+        request = {"kind": self.kind, "inputs_seed": self.index, "timeout": timeout}
+        if self.kind == "mlir":
+            request["text"] = self.payload
+        else:
+            request["model"] = base64.b64encode(self.payload).decode()
+        return request
 
     def reproducer(self) -> dict:
         if self.kind == "mlir":
@@ -573,9 +583,11 @@ def _onnx_mutant(seed: int, index: int) -> Mutant:
     return Mutant("onnx", index, name, done, model.SerializeToString())
 
 
-def make_mutant(kind: str, seed: int, index: int) -> Mutant:
-    """Mutant `index` of `kind` ("mlir" or "onnx") for `seed`: the same on
-    every machine and every run."""
+def make_mutant(kind: str, seed: int, index: int):
+    """Mutant `index` of `kind` ("mlir" or "onnx"), or differential program
+    `index` ("linalg"), for `seed`: the same on every machine and every run."""
+    if kind == "linalg":
+        return make_program(seed, index)
     if kind == "mlir":
         return _mlir_mutant(seed, index)
     if kind == "onnx":

@@ -1,6 +1,6 @@
 """The fuzzer's limits and what it expects of lighthouse."""
 
-KINDS = ("mlir", "onnx")
+KINDS = ("mlir", "onnx", "linalg")
 
 #: Seconds a stage (parse, compile, call) may take before the worker counts
 #: as hung. Compiling a seed takes 0.05 s (MLIR) to 0.3 s (ONNX, most of it

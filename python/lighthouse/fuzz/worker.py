@@ -118,6 +118,112 @@ def _run_onnx(model: bytes, inputs_seed: int, timeout: float, announce) -> dict:
     return _call(compiled, inputs_seed, announce)
 
 
+def _program_inputs(arguments, shapes, rng) -> list:
+    """Inputs of `shapes` for a program's arguments: floats that are
+    multiples of 1/4 in [-2, 2] (their products and sums are exact, in any
+    order, until they grow large), integers in [-9, 9]."""
+    inputs = []
+    for (dtype, _), shape in zip(arguments, shapes):
+        if dtype.kind == "i":
+            inputs.append(rng.integers(-9, 10, shape).astype(dtype))
+        else:
+            inputs.append((rng.integers(-8, 9, shape) / 4).astype(dtype))
+    return inputs
+
+
+def compare(expected, actual, terms: int) -> Optional[dict]:
+    """Where the default pipeline's results (`actual`) differ from the loops
+    pipeline's (`expected`) beyond what summing `terms` products in another
+    order explains: None when they agree. Integers must be equal; floats
+    within 16 units of their type's precision relatively, plus 4 units per
+    term summed of the largest result absolutely; NaNs and infinities at the
+    same places."""
+    import numpy as np
+
+    for position, (want, got) in enumerate(zip(expected, actual)):
+        want, got = np.asarray(want), np.asarray(got)
+        if want.shape != got.shape or want.dtype != got.dtype:
+            return {
+                "result": position,
+                "why": f"{got.dtype}{list(got.shape)} where loops gives {want.dtype}{list(want.shape)}",
+            }
+        if want.size == 0:
+            continue
+        if want.dtype.kind in "iub":
+            wrong = want != got
+            tolerance = 0.0
+        else:
+            epsilon = float(np.finfo(want.dtype).eps)
+            want64, got64 = want.astype(np.float64), got.astype(np.float64)
+            finite = np.isfinite(want64)
+            scale = float(np.abs(want64[finite]).max(initial=1.0))
+            tolerance = 4 * epsilon * terms * scale
+            with np.errstate(invalid="ignore"):
+                off = np.abs(got64 - want64) > tolerance + 16 * epsilon * np.abs(want64)
+            # Infinities and NaNs must be where the reference has them.
+            wrong = np.where(
+                finite, off, ~((want64 == got64) | (np.isnan(want64) & np.isnan(got64)))
+            )
+        if wrong.any():
+            where = tuple(int(i) for i in np.argwhere(wrong)[0])
+            return {
+                "result": position,
+                "mismatched": int(wrong.sum()),
+                "elements": int(wrong.size),
+                "first": list(where),
+                "loops": str(want[where]),
+                "default": str(got[where]),
+                "tolerance": tolerance,
+            }
+    return None
+
+
+def _run_program(request: dict, announce) -> dict:
+    """A differential program: compiled on the loops pipeline (the reference)
+    and on the default one, both called on the same inputs, their results
+    compared."""
+    import numpy as np
+
+    from lighthouse import ir
+    from lighthouse.compiler import compile_module
+
+    announce("parse")
+    try:
+        with ir.Context():
+            ir.Module.parse(request["text"])
+    except Exception as error:
+        return {**_error("parse", error), "unexpected": True}
+    compiled = {}
+    for pipeline, stage in (("loops", "reference"), ("default", "compile")):
+        announce(stage)
+        try:
+            compiled[pipeline] = compile_module(request["text"], pipeline=pipeline)
+        except Exception as error:
+            record = _error("compile", error)
+            if pipeline == "loops":  # Outside what lighthouse compiles at all.
+                record.pop("unexpected", None)
+                return {**record, "status": "rejected", "stage": stage}
+            # The default pipeline refuses what the loops pipeline compiles.
+            return {**record, "unexpected": True}
+    results = {}
+    for pipeline, stage in (("loops", "reference call"), ("default", "call")):
+        announce(stage)
+        inputs = _program_inputs(
+            compiled[pipeline].arguments,
+            request["shapes"],
+            np.random.default_rng(request["inputs_seed"]),
+        )
+        try:
+            outputs = compiled[pipeline](*inputs)
+        except Exception as error:
+            return {**_error("call", error), "stage": stage, "unexpected": True}
+        results[pipeline] = outputs if isinstance(outputs, tuple) else (outputs,)
+    mismatch = compare(results["loops"], results["default"], request["terms"])
+    if mismatch:
+        return {"status": "mismatch", "stage": "compare", **mismatch}
+    return {"status": "ok", "called": True}
+
+
 def worker_main(fd: int) -> None:
     """Runs the requests on standard input (JSON lines), announcing each
     stage on file descriptor `fd` before taking it, then the outcome."""
@@ -138,7 +244,9 @@ def worker_main(fd: int) -> None:
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            if request["kind"] == "mlir":
+            if request["kind"] == "linalg":
+                outcome = _run_program(request, announce)
+            elif request["kind"] == "mlir":
                 outcome = _run_mlir(
                     request["text"], request["inputs_seed"], request["timeout"], announce
                 )

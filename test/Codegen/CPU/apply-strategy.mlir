@@ -83,3 +83,27 @@ func.func @negative_size(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> 
   %r = linalg.add {lighthouse.strategy = {kind = "elementwise.rows", vector = array<i64: -4>}} ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%y : tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// An op of no iterations computes nothing: its loop of size 0 is no tile size.
+func.func @no_iterations(%x: tensor<4x0xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{lighthouse.strategy is for ops with iterations; this op has a loop of size 0 (its results are its inits)}}
+  %r = linalg.generic {lighthouse.strategy = {kind = "reduction.rows", vector = array<i64: 0, 8>}, indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x0xf32>) outs(%y : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// linalg vectorizes 1-D windows casting their inputs to the output's type by
+// widening only.
+func.func @windows_narrowing(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf64>, %y: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error @below {{convolution.windows takes inputs whose elements are the output's or widen to them}}
+  %r = linalg.conv_2d_nchw_fchw {lighthouse.strategy = {kind = "convolution.windows", registers = array<i64: 1, 4, 1, 6, 0, 1, 0>}, dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf64>) outs(%y : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %r : tensor<1x4x6x6xf32>
+}

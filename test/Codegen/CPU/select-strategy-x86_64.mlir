@@ -152,6 +152,30 @@ func.func @conv_narrow_rows(%x: tensor<2x8x6x4xf32>, %w: tensor<16x8x3x3xf32>, %
 
 // -----
 
+// An f64 filter of an f32 convolution: the 1-D windows' vectorizer casts
+// inputs by widening only, and the kernel takes f32 alone: loops. f16 inputs
+// summed in f32 widen: 1-D windows.
+// AVX512-LABEL: func.func @conv_narrowing_filter(
+// AVX512-NOT: lighthouse.strategy
+// AVX512-LABEL: func.func @conv_widening(
+// AVX512: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.windows"
+// AVX2-LABEL: func.func @conv_narrowing_filter(
+// AVX2-NOT: lighthouse.strategy
+// AVX2-LABEL: func.func @conv_widening(
+// AVX2: linalg.conv_2d_nchw_fchw {{.*}}lighthouse.strategy = {kind = "convolution.windows"
+func.func @conv_narrowing_filter(%x: tensor<2x8x6x4xf32>, %w: tensor<16x8x3x3xf64>, %init: tensor<2x16x4x2xf32>) -> tensor<2x16x4x2xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x8x6x4xf32>, tensor<16x8x3x3xf64>) outs(%init : tensor<2x16x4x2xf32>) -> tensor<2x16x4x2xf32>
+  return %r : tensor<2x16x4x2xf32>
+}
+func.func @conv_widening(%x: tensor<2x8x6x4xf16>, %w: tensor<16x8x3x3xf16>, %init: tensor<2x16x4x2xf32>) -> tensor<2x16x4x2xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x8x6x4xf16>, tensor<16x8x3x3xf16>) outs(%init : tensor<2x16x4x2xf32>) -> tensor<2x16x4x2xf32>
+  return %r : tensor<2x16x4x2xf32>
+}
+
+// -----
+
 // AVX512-LABEL: func.func @max_pool(
 // AVX512: linalg.pooling_nchw_max {{.*}}lighthouse.strategy = {kind = "convolution.rows", registers = array<i64: 1, 8, 2, 16, 0, 0>}
 // AVX2-LABEL: func.func @max_pool(

@@ -72,7 +72,8 @@ def CPUPrepareForms : Pass<"lighthouse-cpu-prepare-forms",
     Runs, before lighthouse-cpu-select-strategy and with the same selection
     options, the rewrites ("forms") of each op family (lib/Codegen/CPU/
     OpFamilies.h) that turn the variants of its ops into the ops its policy
-    takes. In the order they run:
+    takes. Ops of no iterations (a loop of size 0) are first replaced by
+    their inits, which is what they compute. Then, in the order they run:
 
     - `split-batch-matmuls`: a batch of matmuls of static sizes as a loop
       (an scf.forall when the batch holds work for the threads) of 2-D
