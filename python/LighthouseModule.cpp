@@ -8,15 +8,21 @@
 #include "NativeFunction.h"
 
 #include "lighthouse-c/ExecutionEngine.h"
+#include "lighthouse-c/Parsing.h"
 #include "lighthouse-c/Plugins.h"
 #include "lighthouse-c/Registration.h"
 #include "lighthouse-c/Runtime.h"
 #include "mlir/Bindings/Python/Nanobind.h"
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
+
+#include <optional>
+#include <tuple>
 
 namespace nb = nanobind;
 
@@ -40,6 +46,19 @@ static MlirStringRef toStringRef(const std::string &text) {
 }
 
 namespace {
+
+/// A diagnostic of a failed parse as Python receives it: whether it is a
+/// note, file, line, column, and the message's bytes (a message may hold
+/// bytes that are not UTF-8, from a string literal's escapes).
+using ParseDiagnostic =
+    std::tuple<bool, std::string, unsigned, unsigned, nb::bytes>;
+
+void collectDiagnostic(bool isNote, MlirStringRef file, unsigned line,
+                       unsigned column, MlirStringRef message, void *found) {
+  static_cast<std::vector<ParseDiagnostic> *>(found)->emplace_back(
+      isNote, std::string(file.data, file.length), line, column,
+      nb::bytes(message.data, message.length));
+}
 
 /// Owns a LighthouseExecutionEngine for Python.
 struct ExecutionEngine {
@@ -90,6 +109,33 @@ NB_MODULE(_lighthouse, m) {
       "Loads the MLIR dialect plugin at `path` and appends its dialects to "
       "`registry`. Raises ValueError when it is not a dialect plugin of this "
       "MLIR.");
+
+  m.def(
+      "parse_module_contained",
+      [](MlirContext context, const nb::bytes &source,
+         const std::string &name) {
+        std::vector<ParseDiagnostic> diagnostics;
+        LighthouseParseOutcome outcome;
+        int signal = 0;
+        MlirModule module = lighthouseParseModuleContained(
+            context, mlirStringRefCreate(source.c_str(), source.size()),
+            toStringRef(name), collectDiagnostic, &diagnostics, &outcome,
+            &signal);
+        std::optional<MlirModule> parsed;
+        if (!mlirModuleIsNull(module))
+          parsed = module;
+        static const char *const kOutcomes[] = {"parsed", "failed", "crashed",
+                                                "out of memory"};
+        return std::make_tuple(parsed, std::string(kOutcomes[outcome]), signal,
+                               diagnostics);
+      },
+      nb::arg("context"), nb::arg("source"), nb::arg("name"),
+      "Parses `source` (UTF-8 bytes) as a module in `context` after a child "
+      "process has parsed it (lighthouse-c/Parsing.h): (the module or None, "
+      "the outcome: "
+      "'parsed', 'failed', 'crashed' or 'out of memory', the signal that "
+      "ended the child, the diagnostics of a failed parse as (is_note, file, "
+      "line, column, message bytes)).");
 
   nb::class_<ExecutionEngine>(
       m, "ExecutionEngine",

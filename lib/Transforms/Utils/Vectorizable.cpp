@@ -13,7 +13,9 @@ namespace lighthouse {
 bool staysScalar(Operation *op) {
   if (llvm::any_of(op->getOperandTypes(), [](Type type) {
         Type element = getElementTypeOrSelf(type);
-        return element.isIntOrFloat() && element.getIntOrFloatBitWidth() < 8;
+        return (element.isIntOrFloat() &&
+                element.getIntOrFloatBitWidth() < 8) ||
+               element.isBF16();
       }))
     return true;
   return op->walk([](math::FPowIOp) { return WalkResult::interrupt(); })

@@ -1,60 +1,100 @@
 """What lighthouse says when MLIR fails without saying why: the text of a
-parse that failed on bytes that are not UTF-8 or ran out of memory, the
+parse (made first in a child process, which alone meets the parser's
+crashes) that failed on bytes that are not UTF-8 or ran out of memory, the
 largest type of a module that ran out of memory, and the diagnostics of a JIT
 that failed. Used by the compiler (`jit`, `entry_points`) and the tools."""
 
 import math
 import re
+import signal
 from typing import Union
 
 from .. import ir
+from .._mlir_libs._lighthouse import parse_module_contained
 
 
-def parse_text(text: Union[str, bytes], name: str = "the IR text") -> ir.Module:
-    """Parses MLIR text (str, or bytes of UTF-8) in the current context.
+#: How a parse says that MLIR's parser crashed in the child that parsed first.
+PARSER_CRASHED = "MLIR's parser crashed"
 
-    Raises what `ir.Module.parse` does, with the causes it leaves out:
+
+def parse_text(
+    text: Union[str, bytes], name: str = "the IR text", filename: str = "-"
+) -> ir.Module:
+    """Parses MLIR text (str, or bytes of UTF-8) in the current context, once
+    a child process has parsed it (lighthouse-c/Parsing.h): MLIR's parser has
+    inputs on which it crashes or writes to freed memory, and those end in
+    the child, not in this process. Locations name `filename`.
+
+    Raises:
       ValueError: bytes that are not UTF-8, at their line and column
         (`name` says whose, e.g. a file's path).
-      ir.MLIRError: the parser's diagnostics; bytes that a string literal's
-        escapes (`"\\FF"`) make and that are not UTF-8 shown as U+FFFD
-        (MLIR's bindings cannot turn such a diagnostic into a str).
+      ir.MLIRError: the parser's diagnostics (bytes that a string literal's
+        escapes (`"\\FF"`) make and that are not UTF-8 shown as U+FFFD), or
+        the parser crashing on the text (one of its known faults on
+        malformed input: docs/compile.md, Known limits).
       MemoryError: what the text declares that is largest, and where.
     """
     if isinstance(text, (bytes, bytearray)):
-        text = _decoded(bytes(text), name)
-    try:
-        return ir.Module.parse(text)
-    except MemoryError as error:
+        data = bytes(text)
+        _decoded(data, name)
+    else:
+        try:
+            data = text.encode()
+        except UnicodeEncodeError as error:  # A str with lone surrogates.
+            line, column = _line_and_column(text, error.start)
+            raise ValueError(
+                f"{name} is not valid Unicode: {text[error.start]!r} at line {line}, column "
+                f"{column} cannot be UTF-8"
+            ) from None
+    module, outcome, signal, diagnostics = parse_module_contained(
+        ir.Context.current, data, filename
+    )
+    if outcome == "parsed":
+        return module
+    if outcome == "out of memory":
         raise MemoryError(
-            f"parsing {name} ({len(text.encode(errors='replace'))} bytes) ran out of memory "
-            f"({error}); {_largest_in_text(text)}"
-        ) from None
-    except UnicodeEncodeError as error:  # A str with lone surrogates.
-        line, column = _line_and_column(text, error.start)
-        raise ValueError(
-            f"{name} is not valid Unicode: {text[error.start]!r} at line {line}, column "
-            f"{column} cannot be UTF-8"
-        ) from None
-    except RuntimeError as error:
-        if "conversion error" not in str(error):
-            raise
-    # A diagnostic held bytes that are not UTF-8: parsing again with those
-    # escapes replaced, byte for byte, by U+FFFD keeps its text and position.
-    replaced = _COMMENT_OR_LITERAL.sub(_replace_escapes, text)
-    try:
-        ir.Module.parse(replaced)
-    except ir.MLIRError as error:
+            f"parsing {name} ({len(data)} bytes) ran out of memory; "
+            f"{_largest_in_text(data.decode(errors='replace'))}"
+        )
+    if outcome == "crashed":
+        cause = f"signal {_signal_name(signal)}" if signal else "LLVM's fatal error"
+        raise ir.MLIRError(
+            f"{PARSER_CRASHED} ({cause}) on {name}, in a child process that parsed it "
+            "first; the text is malformed in a way the parser does not check (docs/compile.md, "
+            "Known limits, lists the known cases)",
+            [],
+        )
+    errors, replaced = [], False
+    for is_note, file, line, column, message in diagnostics:
+        shown = message.decode(errors="replace")
+        replaced |= shown != message.decode(errors="ignore")
+        found = _Diagnostic(ir.Location.file(file, line, column), shown, [])
+        if is_note and errors:
+            errors[-1].notes.append(found)
+        else:
+            errors.append(found)
+    error = ir.MLIRError("Unable to parse module assembly", errors)
+    if replaced:
         error.message += (
             " (a string literal's escapes make bytes that are not UTF-8; shown as U+FFFD)"
         )
-        raise error from None
-    except Exception:  # noqa: BLE001 - any other outcome is reported below
-        pass
-    raise ValueError(
-        f"{name} does not parse, and the parser's diagnostic holds bytes that are not "
-        "UTF-8 (made by escapes in its string literals), which cannot be shown"
-    )
+    raise error
+
+
+class _Diagnostic:
+    """A diagnostic of a parse made in another process, as MLIRError shows
+    diagnostics: its location, message and notes."""
+
+    def __init__(self, location: ir.Location, message: str, notes: list):
+        self.location, self.message, self.notes = location, message, notes
+        self.severity = ir.DiagnosticSeverity.ERROR
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
 
 
 def _decoded(data: bytes, name: str) -> str:
@@ -74,24 +114,6 @@ def _line_and_column(text, offset: int):
     newline = "\n" if isinstance(text, str) else b"\n"
     line = text.count(newline, 0, offset) + 1
     return line, offset - (text.rfind(newline, 0, offset) + 1) + 1
-
-
-# A comment, or a string literal (literals do not span lines; `\\` and `\"`
-# are escapes taken whole).
-_COMMENT_OR_LITERAL = re.compile(r'//[^\n]*|"(?:[^"\\\n]|\\.)*"')
-
-
-def _replace_escapes(match: "re.Match") -> str:
-    r"""The string literal `match` with each escape of a byte 0x80 or above
-    (`\FF`), which is UTF-8 only as part of a sequence, replaced by U+FFFD:
-    3 bytes of UTF-8 as the escape is 3 characters, so that columns stay."""
-    if match.group(0).startswith("//"):
-        return match.group(0)
-    return re.sub(
-        r"\\(\\|[89a-fA-F][0-9a-fA-F])",
-        lambda escape: escape.group(0) if escape.group(1) == "\\" else "\ufffd",
-        match.group(0),
-    )
 
 
 # A shaped type as the IR spells it, up to its element type: its sizes.

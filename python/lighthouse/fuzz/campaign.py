@@ -238,6 +238,7 @@ def summarize(records: Sequence[dict]) -> dict:
     outcomes = collections.defaultdict(collections.Counter)
     crashes: Dict[str, dict] = {}
     mismatches: Dict[str, dict] = {}
+    contained = 0
     unexpected = collections.Counter()
     for record in records:
         outcomes[record["kind"]][record["status"]] += 1
@@ -252,6 +253,8 @@ def summarize(records: Sequence[dict]) -> dict:
                 },
             )
             entry["count"] += 1
+        if record.get("contained"):
+            contained += 1
         if record["status"] == "mismatch":
             entry = mismatches.setdefault(
                 record["program"], {"count": 0, "first": f"{record['kind']}:{record['index']}"}
@@ -264,6 +267,7 @@ def summarize(records: Sequence[dict]) -> dict:
         "outcomes": {kind: dict(counts) for kind, counts in outcomes.items()},
         "signatures": crashes,
         "mismatches": mismatches,
+        "contained": contained,
         "unexpected": dict(unexpected),
         "new": len(new_findings(records)),
         "open": sum(r.get("owner") == "lighthouse" for r in records),
@@ -290,6 +294,11 @@ def render_summary(summary: dict) -> str:
             else:
                 label = "NEW"
             lines.append(f"  {entry['count']:5}  [{label}] {text}  (first: {entry['first']})")
+    if summary["contained"]:
+        lines.append(
+            f"crashes of MLIR's parser contained in lighthouse's child process: "
+            f"{summary['contained']}"
+        )
     if summary["mismatches"]:
         lines.append("results of the default pipeline that differ from loops', by family:")
         for family, entry in sorted(summary["mismatches"].items(), key=lambda i: -i[1]["count"]):

@@ -73,13 +73,20 @@ def _call(compiled, inputs_seed: int, announce) -> dict:
 def _run_mlir(text: str, inputs_seed: int, timeout: float, announce) -> dict:
     from lighthouse import ir
     from lighthouse.compiler import compile_module
+    from lighthouse.compiler.explain import PARSER_CRASHED, parse_text
 
     announce("parse")
     context = ir.Context()
     try:
-        module = ir.Module.parse(text, context)
+        with context:
+            module = parse_text(text)
     except Exception as error:
-        return _error("parse", error)
+        record = _error("parse", error)
+        # lighthouse parses text in a child process first: the parser's own
+        # crashes end there.
+        if str(error).startswith(PARSER_CRASHED):
+            record["contained"] = True
+        return record
     announce("compile")
     try:
         compiled = compile_module(module)

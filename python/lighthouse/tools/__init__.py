@@ -74,7 +74,7 @@ def _compile_and_inputs(args):
         source = f.read()
     with ir.Context():
         # Parsed here, so that errors in the text name the file.
-        module = parse_text(source, args.model)
+        module = parse_text(source, args.model, filename=args.model)
     compiled = compile_module(
         module,
         args.function,

@@ -77,17 +77,38 @@ def _mutant(text: str) -> fuzz.Mutant:
     return fuzz.Mutant("mlir", 0, "reproducer", [], text)
 
 
+# Compiled code that reads from address 16 (not null, which LLVM would fold
+# away as undefined): a crash of the call.
+BAD_LOAD = """
+func.func @main() -> f32 {
+  %a = llvm.mlir.constant(16 : i64) : i64
+  %p = llvm.inttoptr %a : i64 to !llvm.ptr
+  %v = llvm.load volatile %p : !llvm.ptr -> f32
+  return %v : f32
+}
+"""
+
+
 def test_a_crash_is_recorded_with_its_signature_and_the_run_goes_on():
-    known = next(k for k in fuzz.KNOWN_UPSTREAM if k.name == "tensor-from-elements-huge-type")
     seed = fuzz.MLIR_SEEDS["matmul"]
-    records = fuzz.run([_mutant(known.reproducer), _mutant(seed)])
+    records = fuzz.run([_mutant(BAD_LOAD), _mutant(seed)])
     crash, after = records
-    assert crash["status"] == "crash" and crash["stage"] == "parse"
-    assert crash["signal"] == "SIGABRT"
-    assert crash["parser"] == "tensor.from_elements"
-    assert crash["known"] == known.name
-    assert crash["reproducer"] == {"text": known.reproducer}
+    assert crash["status"] == "crash" and crash["stage"] == "call"
+    assert crash["signal"] == "SIGSEGV"
+    assert crash["signature"].startswith("mlir call: a call of a reproducer mutant")
+    assert crash["reproducer"] == {"text": BAD_LOAD}
     assert after["status"] == "ok" and after["called"]
+    assert fuzz.new_findings(records) == [crash]
+
+
+def test_a_crash_of_the_parser_is_contained_in_lighthouses_child():
+    known = next(k for k in fuzz.KNOWN_UPSTREAM if k.name == "tensor-from-elements-huge-type")
+    records = fuzz.run([_mutant(known.reproducer), _mutant(fuzz.MLIR_SEEDS["matmul"])])
+    contained, after = records
+    assert contained["status"] == "rejected" and contained["stage"] == "parse"
+    assert contained["contained"] and "MLIR's parser crashed" in contained["message"]
+    assert after["status"] == "ok"
+    assert fuzz.summarize(records)["contained"] == 1
     assert not fuzz.new_findings(records)
 
 
