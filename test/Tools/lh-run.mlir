@@ -28,4 +28,4 @@ func.func @scaled(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // RUN: echo "func.func @broken(" > %t.bad.mlir
 // RUN: not %lh-run %t.bad.mlir 2>&1 | FileCheck %s --check-prefix=MALFORMED
 // MALFORMED: lh-run: MLIRError: Unable to parse module assembly:
-// MALFORMED: error: "-":1:19: expected non-function type
+// MALFORMED: error: "{{.*}}bad.mlir":1:19: expected non-function type
