@@ -83,11 +83,12 @@ def _run(command, **kwargs) -> str:
 
 
 class WheelsOnlyVenv:
-    """A fresh virtual environment holding lighthouse's and its SDK's wheels
-    (from `wheels`) and nothing else, where examples are installed by pip as
-    a user does (build isolation, no compiler variables) and run, with
-    Debian's MLIR/LLVM development packages hidden
-    (build_tools/without_mlir_dev.sh)."""
+    """A fresh virtual environment holding lighthouse's wheel (from `wheels`)
+    and nothing else, without the SDK as a user's environment holds it,
+    where examples are installed by pip as a user does (build isolation,
+    whose environment gets lighthouse[sdk] from the example's build
+    requirements, no compiler variables) and run, with Debian's MLIR/LLVM
+    development packages hidden (build_tools/without_mlir_dev.sh)."""
 
     def __init__(self, folder: Path, wheels: str):
         self.venv, self.wheels = folder / "venv", wheels
@@ -95,7 +96,7 @@ class WheelsOnlyVenv:
         version = lighthouse.LIGHTHOUSE_VERSION
         _run(
             [self.venv / "bin" / "python", "-m", "pip", "install", "-q", "--find-links", wheels]
-            + [f"lighthouse[sdk]=={version}"]
+            + [f"lighthouse=={version}"]
         )
         major = lighthouse.MLIR_VERSION.split(".")[0]
         # What hiding must have done, checked before each command.

@@ -251,7 +251,9 @@ def test_the_build_backend_refuses_another_compiler_first(tmp_path):
 def test_the_example_builds_and_runs_from_the_wheels_alone(wheels_only_venv):
     """The user story on a machine with no MLIR development packages:
     `pip install ./examples/downstream-dialect`, with build isolation and no
-    compiler variables, in an environment holding only lighthouse's wheels."""
+    compiler variables, in an environment holding only lighthouse's wheel,
+    without the SDK, which the build environment brings: CMake must find the
+    build environment's lighthouse, not the environment's."""
     result = wheels_only_venv.install_and_run("downstream-dialect", USER_STORY)
     assert "built: 3" in result and "expanded" in result
     assert "parsed in a new context" in result
@@ -307,3 +309,14 @@ def test_sdk_and_examples_pin_this_lighthouse():
         text = pyproject.read_text()
         assert f'"lighthouse[sdk]=={version}"' in text, pyproject
         assert f'"lighthouse=={version}"' in text, pyproject
+
+
+def test_the_build_backend_points_cmake_at_the_lighthouse_it_runs_from():
+    from lighthouse.sdk.build_backend import with_this_lighthouse
+
+    found = with_this_lighthouse()["cmake.define.Lighthouse_DIR"]
+    assert os.path.isfile(os.path.join(found, "LighthouseConfig.cmake"))
+    assert os.path.dirname(found) == os.path.dirname(lighthouse.__file__)
+    # A project's own setting stands, and other settings pass through.
+    given = {"cmake.define.Lighthouse_DIR": "/elsewhere", "cmake.build-type": "Debug"}
+    assert with_this_lighthouse(given) == given

@@ -13,7 +13,9 @@ loads, but its TypeIDs silently disagree with lighthouse's. So unless CC and CXX
 compiler (which must then be of lighthouse's family and release), this backend sets them to the
 compilers lighthouse recorded at its build, found by name on PATH or at their recorded path; a
 missing or mismatched compiler stops the build before CMake runs, with one line naming it.
-Everything else is scikit-build-core's, configured by the project's [tool.scikit-build].
+CMake finds the lighthouse the backend runs from (the build environment's, in build
+isolation), not another on the interpreter's path. Everything else is scikit-build-core's,
+configured by the project's [tool.scikit-build].
 """
 
 import os
@@ -125,11 +127,28 @@ def build_sdist(sdist_directory, config_settings=None):
     return _scikit_build.build_sdist(sdist_directory, config_settings)
 
 
+def with_this_lighthouse(config_settings=None) -> dict:
+    """`config_settings` with CMake's Lighthouse_DIR set, unless given, to the
+    CMake package of the lighthouse this backend runs from: in build
+    isolation, the build environment's, with the SDK the project requires.
+    scikit-build-core puts the interpreter's site-packages on
+    CMAKE_PREFIX_PATH, where the user's own lighthouse (without the SDK, or
+    of another version) would otherwise be found first."""
+    settings = dict(config_settings or {})
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    settings.setdefault("cmake.define.Lighthouse_DIR", os.path.join(package, "cmake"))
+    return settings
+
+
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     select_compilers()
-    return _scikit_build.build_wheel(wheel_directory, config_settings, metadata_directory)
+    return _scikit_build.build_wheel(
+        wheel_directory, with_this_lighthouse(config_settings), metadata_directory
+    )
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     select_compilers()
-    return _scikit_build.build_editable(wheel_directory, config_settings, metadata_directory)
+    return _scikit_build.build_editable(
+        wheel_directory, with_this_lighthouse(config_settings), metadata_directory
+    )
