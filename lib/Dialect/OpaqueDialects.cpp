@@ -16,9 +16,86 @@ namespace lighthouse {
 OpaqueDialect::OpaqueDialect(StringRef name, MLIRContext *context,
                              TypeID typeID)
     : Dialect(name, context, typeID) {
-  // Types are parsed into OpaqueType by the base class once this is allowed.
+  // Opaque types of the namespace verify only once unknown types are
+  // allowed.
   allowUnknownOperations();
   allowUnknownTypes();
+}
+
+namespace {
+
+/// Splits `text` at its commas outside brackets and string literals.
+SmallVector<StringRef> splitTopLevel(StringRef text) {
+  SmallVector<StringRef> parts;
+  int depth = 0;
+  bool inString = false;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '<' || c == '[' || c == '(' || c == '{') {
+      ++depth;
+    } else if (c == '>' || c == ']' || c == ')' || c == '}') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      parts.push_back(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  parts.push_back(text.drop_front(start).trim());
+  return parts;
+}
+
+/// `text` without the spaces outside its string literals.
+std::string withoutSpaces(StringRef text) {
+  std::string spelled;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString && c == '\\' && i + 1 < text.size()) {
+      spelled += c;
+      spelled += text[++i];
+      continue;
+    }
+    if (c == '"')
+      inString = !inString;
+    if (inString || !llvm::isSpace(c))
+      spelled += c;
+  }
+  return spelled;
+}
+
+/// The spelling torch-mlir's printer gives a type of its namespace, which is
+/// what its parser makes of any spacing: `vtensor<[32, 16],f32>` and
+/// `vtensor<[32,16],f32>` are one type, spelled the second way. No spaces
+/// but after the commas between the elements of tuple, union and dict
+/// types, and in string literals.
+std::string canonicalSpelling(StringRef spec) {
+  spec = spec.trim();
+  size_t open = spec.find('<');
+  if (open == StringRef::npos || !spec.ends_with(">"))
+    return withoutSpaces(spec);
+  StringRef keyword = spec.take_front(open).trim();
+  StringRef separator =
+      llvm::is_contained({"tuple", "union", "dict"}, keyword) ? ", " : ",";
+  std::string spelled = (keyword + "<").str();
+  llvm::ListSeparator between(separator);
+  for (StringRef part : splitTopLevel(spec.slice(open + 1, spec.size() - 1)))
+    spelled += (StringRef(between) + canonicalSpelling(part)).str();
+  return spelled + ">";
+}
+
+} // namespace
+
+Type OpaqueDialect::parseType(DialectAsmParser &parser) const {
+  return OpaqueType::get(StringAttr::get(getContext(), getNamespace()),
+                         canonicalSpelling(parser.getFullSymbolSpec()));
 }
 
 Attribute OpaqueDialect::parseAttribute(DialectAsmParser &parser,

@@ -24,6 +24,10 @@ namespace lighthouse {
 /// and its types and attributes as opaque ones.
 class OpaqueDialect : public mlir::Dialect {
 public:
+  /// Parses any type of the namespace as an opaque type, spelled as
+  /// torch-mlir's printer spells it, so that spacings of one type are one
+  /// type.
+  mlir::Type parseType(mlir::DialectAsmParser &parser) const override;
   /// Parses any attribute of the namespace as an opaque attribute (the
   /// printer prints those without the dialect's help).
   mlir::Attribute parseAttribute(mlir::DialectAsmParser &parser,
