@@ -3,12 +3,14 @@
 // `lighthouse-cpu-apply-strategy` builds one transform script for the
 // module: a sequence per op with a strategy, made by the builder of its
 // kind (the family table, OpFamilies.h), then the lowering of what they
-// vectorized into FMAs. It applies the script, runs the register kernels, and
-// removes the strategies.
+// vectorized into FMAs. It applies the script with each root in a function
+// of its own (RootFunctions.h), inlines them back, runs the register
+// kernels, and removes the strategies.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OpFamilies.h"
+#include "RootFunctions.h"
 #include "TransformBuilders.h"
 
 #include "lighthouse/Codegen/CPU/Passes.h"
@@ -192,12 +194,19 @@ public:
     if (walked.wasInterrupted())
       return signalPassFailure();
     LogicalResult applied = success();
+    SmallVector<func::FuncOp> functions;
     if (!roots.empty()) {
       Builder builder(&getContext());
-      for (auto [index, root] : llvm::enumerate(roots))
-        root.op->setAttr(kRootAttrName, builder.getI64IntegerAttr(index));
+      SymbolTable symbols(module);
+      for (size_t index = 0; index < roots.size(); ++index) {
+        roots[index].op->setAttr(kRootAttrName,
+                                 builder.getI64IntegerAttr(index));
+        roots[index].op =
+            outlineRoot(module, roots[index].op, symbols, functions);
+      }
       OwningOpRef<ModuleOp> script = buildScript(module.getLoc(), roots);
       if (failed(verify(*script))) {
+        inlineRoots(module, functions);
         module.emitError("lighthouse-cpu-apply-strategy: the transform script "
                          "built does not verify");
         return signalPassFailure();
@@ -210,6 +219,7 @@ public:
               transform::TransformDialect::kTransformEntryPointSymbolName),
           /*extraMapping=*/{}, transform::TransformOptions(),
           /*enforceToplevelTransformOp=*/false);
+      inlineRoots(module, functions);
       for (const OpFamily &family : opFamilies())
         if (family.afterTransforms)
           family.afterTransforms(module, *target);

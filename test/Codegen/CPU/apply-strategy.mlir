@@ -37,6 +37,36 @@ func.func @matmul(%a: tensor<16x8xf32>, %b: tensor<8x32xf32>, %c: tensor<16x32xf
 
 // -----
 
+// The strategy is applied with the matmul, its fill and its fused bias in a
+// function of their own, inlined back after: the function's ops, the clone
+// of the fill among them, compute in place, and no function or call is left.
+// CHECK-LABEL: func.func @matmul_bias
+// CHECK-NOT: call
+// CHECK: linalg.fill
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// CHECK: arith.addf {{.*}} : vector<{{.*}}16xf32>
+// CHECK: return
+// CHECK-NOT: func.func private @__lighthouse_root
+#row = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+func.func @matmul_bias(%a: tensor<16x8xf32>, %b: tensor<8x32xf32>, %bias: tensor<32xf32>) -> tensor<16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %m = linalg.matmul {lighthouse.strategy = {kind = "contraction.blocked", cache = array<i64: 16, 32, 8>, registers = array<i64: 4, 16, 4>, consumers = 1, fill_c, vector = array<i64: 1, 16>}}
+      ins(%a, %b : tensor<16x8xf32>, tensor<8x32xf32>) outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %r = linalg.generic {indexing_maps = [#row, #col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %bias : tensor<16x32xf32>, tensor<32xf32>) outs(%e : tensor<16x32xf32>)
+      attrs = {lighthouse.strategy = {kind = "fused"}} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
+}
+
+// -----
+
 func.func @unknown_kind(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @below {{lighthouse.strategy: unknown kind 'tiles'}}
   %r = linalg.add {lighthouse.strategy = {kind = "tiles"}} ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%y : tensor<4xf32>) -> tensor<4xf32>
