@@ -1,0 +1,230 @@
+"""ONNX models checked before lowering, as strictly as onnxruntime refuses
+them: ONNX's shape and type inference in strict mode, with the type
+constraints of each op's schema, and the axis attributes of every node
+against the ranks it infers. A model that fails is refused with a
+ValueError naming the node, instead of lowered wrong (a Relu whose graph
+output is declared BOOL, cast to it) or not at all (torch-mlir's
+conversion of a Softmax whose axis is far past its rank does not return)."""
+
+from typing import Callable, Dict, Optional, Tuple
+
+from .places import all_nodes, subgraphs
+from .values import DEFAULT_DOMAINS, default_opset, static_shape, types_of
+from ..torch_mlir import require
+
+onnx = require("onnx", "onnx")
+
+__all__ = ["validated"]
+
+#: The node attributes that are axes of a tensor.
+AXIS_ATTRIBUTES = ("axis", "axes")
+
+#: The range of the axes of the ops whose axes do not index their first
+#: input's dimensions (from -rank to rank - 1), by the rank of that input
+#: and the axes: Flatten's is where it splits them, after the last too;
+#: OneHot's and Unsqueeze's index those of their output, which has more.
+AXIS_RANGES: Dict[str, Callable[[int, list], Tuple[int, int]]] = {
+    "Flatten": lambda rank, axes: (-rank, rank),
+    "OneHot": lambda rank, axes: (-rank - 1, rank),
+    "Unsqueeze": lambda rank, axes: (-rank - len(axes), rank + len(axes) - 1),
+}
+
+
+def validated(proto: "onnx.ModelProto", source: str, owned: bool) -> "onnx.ModelProto":
+    """`proto`, which passes ONNX's checker, with its shapes and types
+    inferred by ONNX in strict mode (ONNX's full check of a model, with
+    data propagation added). A model that is not `owned` is copied first if
+    its nodes need the defaults of their attributes set (`_defaults_set`).
+
+    Raises:
+      ValueError: ONNX's inference fails (a type its op's schema does not
+        allow, a declared type or shape other than the one computed), or an
+        axis is outside the rank of what it indexes; the message names the
+        node, and says what `source` is.
+    """
+    proto = _defaults_set(proto, owned)
+    try:
+        inferred = onnx.shape_inference.infer_shapes(
+            proto, check_type=True, strict_mode=True, data_prop=True
+        )
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
+        # Lenient inference goes past the node that fails, so that the
+        # refusals lighthouse words find the shapes and types they need.
+        lenient = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+        _refuse_axes_out_of_range(lenient, source)
+        _refuse_types_outside_schemas(lenient, source)
+        _refuse_outputs_declared_otherwise(lenient, source)
+        raise ValueError(f"{source} fails ONNX's shape and type inference: {error}") from None
+    _refuse_axes_out_of_range(inferred, source)
+    return inferred
+
+
+def _schema(node, opset: Optional[int]) -> Optional["onnx.defs.OpSchema"]:
+    """The schema of `node`'s op at `opset`, None for another domain's op."""
+    if node.domain not in DEFAULT_DOMAINS or opset is None:
+        return None
+    try:
+        return onnx.defs.get_schema(node.op_type, max_inclusive_version=opset, domain="")
+    except onnx.defs.SchemaError:
+        return None
+
+
+def _defaults_set(proto: "onnx.ModelProto", owned: bool) -> "onnx.ModelProto":
+    """`proto` with the attributes that its nodes of ops ONNX defines as
+    functions leave out set to their defaults: ONNX's inference of the
+    function leaves such an attribute unset instead (MeanVarianceNormalization's
+    `axes`), which its strict mode refuses."""
+    opset = default_opset(proto)
+    missing = []
+    for index, node in enumerate(all_nodes(proto.graph)):
+        schema = _schema(node, opset)
+        if schema is None or not (schema.has_function or schema.has_context_dependent_function):
+            continue
+        given = {attribute.name for attribute in node.attribute}
+        defaults = [
+            attribute.default_value
+            for name, attribute in schema.attributes.items()
+            if name not in given and attribute.default_value.name
+        ]
+        if defaults:
+            missing.append((index, defaults))
+    if not missing:
+        return proto
+    if not owned:
+        copy = onnx.ModelProto()
+        copy.CopyFrom(proto)
+        proto = copy
+    nodes = all_nodes(proto.graph)
+    for index, defaults in missing:
+        nodes[index].attribute.extend(defaults)
+    return proto
+
+
+def _all_types(graph) -> Dict[str, "onnx.TypeProto"]:
+    """The types of the values of `graph` and of its nodes' subgraphs."""
+    types = types_of(graph)
+    for node in graph.node:
+        for _, subgraph in subgraphs(node):
+            types.update(_all_types(subgraph))
+    return types
+
+
+def _rank(types, name: str) -> Optional[int]:
+    """The rank of the tensor `name`, None when not known."""
+    value_type = types.get(name)
+    if value_type is None or not value_type.tensor_type.HasField("shape"):
+        return None
+    return len(value_type.tensor_type.shape.dim)
+
+
+def _ignores_axis(node, schema, types) -> bool:
+    """Whether ONNX ignores `node`'s axis: the first binary ops' without
+    `broadcast` set, QuantizeLinear's and DequantizeLinear's of a scale of
+    one value (per tensor)."""
+    attributes = {attribute.name: attribute for attribute in node.attribute}
+    if "broadcast" in schema.attributes:
+        return "broadcast" not in attributes or attributes["broadcast"].i != 1
+    if node.op_type in ("QuantizeLinear", "DequantizeLinear") and len(node.input) > 1:
+        shape = static_shape(types[node.input[1]]) if node.input[1] in types else None
+        return shape is not None and all(size == 1 for size in shape)
+    return False
+
+
+def _refuse_axes_out_of_range(proto: "onnx.ModelProto", source: str) -> None:
+    """Raises a ValueError naming the first node with an axis attribute
+    outside the range of the dimensions it indexes, of ranks `proto`'s
+    inference knows."""
+    opset = default_opset(proto)
+    types = _all_types(proto.graph)
+    for node in all_nodes(proto.graph):
+        schema = _schema(node, opset)
+        if schema is None or not node.input or _ignores_axis(node, schema, types):
+            continue
+        rank = _rank(types, node.input[0])
+        if rank is None:
+            continue
+        for attribute in node.attribute:
+            if attribute.name not in AXIS_ATTRIBUTES:
+                continue
+            if attribute.type == onnx.AttributeProto.INT:
+                axes = [attribute.i]
+            elif attribute.type == onnx.AttributeProto.INTS:
+                axes = list(attribute.ints)
+            else:
+                continue  # ONNX's checker refuses the attribute's type.
+            low, high = AXIS_RANGES.get(node.op_type, lambda rank, axes: (-rank, rank - 1))(
+                rank, axes
+            )
+            outside = [axis for axis in axes if not low <= axis <= high]
+            if outside:
+                raise ValueError(
+                    f"{source}: ONNX node {node.name!r} ({node.op_type}): {attribute.name} "
+                    f"{', '.join(map(str, outside))} out of range for its input "
+                    f"{node.input[0]!r} of rank {rank} (from {low} to {high})"
+                )
+
+
+def _type_text(value_type) -> Optional[str]:
+    """A tensor type as ONNX's schemas spell it ("tensor(uint8)"), None for
+    another type or a tensor of no element type."""
+    element_type = _element_type(value_type)
+    if not element_type:
+        return None
+    return f"tensor({onnx.TensorProto.DataType.Name(element_type).lower()})"
+
+
+def _refuse_types_outside_schemas(proto: "onnx.ModelProto", source: str) -> None:
+    """Raises a ValueError naming the first node with an input of a type
+    its op's schema does not allow (a Softmax of uint8)."""
+    opset = default_opset(proto)
+    types = _all_types(proto.graph)
+    for node in all_nodes(proto.graph):
+        schema = _schema(node, opset)
+        if schema is None or not schema.inputs:
+            continue
+        allowed = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
+        for index, name in enumerate(node.input):
+            # A variadic last formal parameter takes the inputs past it too.
+            formal = schema.inputs[min(index, len(schema.inputs) - 1)]
+            text = _type_text(types[name]) if name in types else None
+            kinds = allowed.get(formal.type_str, [formal.type_str])
+            if text is not None and text not in kinds:
+                raise ValueError(
+                    f"{source}: ONNX node {node.name!r} ({node.op_type}): input {name!r} is "
+                    f"{text}, which {node.op_type} of opset {schema.since_version} does not "
+                    f"take as {formal.name} (it takes {', '.join(kinds)})"
+                )
+
+
+def _element_type(value_type) -> int:
+    return value_type.tensor_type.elem_type if value_type.HasField("tensor_type") else 0
+
+
+def _refuse_outputs_declared_otherwise(proto: "onnx.ModelProto", source: str) -> None:
+    """Raises a ValueError naming the first graph output whose declared
+    element type is not the one its node computes by ONNX's inference of
+    that node alone (lighthouse would cast to it)."""
+    opset = default_opset(proto)
+    types = _all_types(proto.graph)
+    producers = {output: node for node in proto.graph.node for output in node.output}
+    for value in proto.graph.output:
+        declared = _element_type(value.type)
+        node = producers.get(value.name)
+        schema = _schema(node, opset) if node is not None else None
+        if not declared or schema is None:
+            continue
+        try:
+            computed = onnx.shape_inference.infer_node_outputs(
+                schema, node, types, opset_imports=list(proto.opset_import)
+            )
+        except (onnx.shape_inference.InferenceError, KeyError):
+            continue  # The node's own failure, which ONNX's message names.
+        if value.name not in computed:
+            continue
+        element_type = _element_type(computed[value.name])
+        if element_type and element_type != declared:
+            name = onnx.TensorProto.DataType.Name
+            raise ValueError(
+                f"{source}: graph output {value.name!r} is declared {name(declared)}, but "
+                f"ONNX node {node.name!r} ({node.op_type}) computes {name(element_type)}"
+            )

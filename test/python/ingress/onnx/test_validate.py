@@ -1,0 +1,153 @@
+"""ONNX models checked before lowering (lighthouse.ingress.onnx.validate):
+what onnxruntime refuses is refused with a ValueError naming the node (an
+axis past the rank, a type the op's schema does not allow, a graph output
+declared of another type than computed), and valid models still compile."""
+
+import re
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx", reason="needs lighthouse[onnx]")
+pytest.importorskip("torch_mlir", reason="needs torch-mlir (lighthouse[onnx])")
+
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx_graphs import check_compiled, model  # noqa: E402
+
+import lighthouse  # noqa: E402
+from lighthouse.ingress import onnx as onnx_ingress  # noqa: E402
+
+FLOAT = TensorProto.FLOAT
+X = ("x", FLOAT, [2, 3])
+
+
+def one_node(op_type, inputs=(X,), output=("y", FLOAT, [2, 3]), opset=18, **attributes):
+    names = [name for name, _, _ in inputs]
+    return model([helper.make_node(op_type, names, ["y"], **attributes)], inputs, [output], opset)
+
+
+def ones(name, shape):
+    return numpy_helper.from_array(np.ones(shape, np.float32), name)
+
+
+def test_softmax_axis_past_the_rank_is_refused_before_lowering():
+    # torch-mlir's conversion of it does not return: lighthouse stopped it
+    # at its time limit of 300 s.
+    proto = one_node("Softmax", axis=100)
+    message = (
+        r"the model: ONNX node 'Softmax_0' \(Softmax\): axis 100 out of range for its "
+        r"input 'x' of rank 2 \(from -2 to 1\)"
+    )
+    with pytest.raises(ValueError, match=message):
+        lighthouse.compile_onnx(proto)
+
+
+@pytest.mark.parametrize(
+    "op_type, attributes, output, opset, initializers, message",
+    [
+        # Ops ONNX's inference does not check the axis of (onnxruntime does).
+        ("LpNormalization", {"axis": 2}, [2, 3], 18, [], r"axis 2 .* \(from -2 to 1\)"),
+        ("LayerNormalization", {"axis": -3}, [2, 3], 18, [ones("scale", [3])], "axis -3"),
+        ("Squeeze", {"axes": [0, 7]}, [3], 11, [], "axes 7 .* rank 2"),
+        # Axes that index more dimensions than their input has.
+        ("Unsqueeze", {"axes": [1, 4]}, [2, 1, 3, 1], 11, [], r"axes 4 .* \(from -4 to 3\)"),
+        ("Flatten", {"axis": 3}, [6, 1], 18, [], r"axis 3 .* \(from -2 to 2\)"),
+    ],
+)
+def test_axes_out_of_range_are_refused_naming_the_node(
+    op_type, attributes, output, opset, initializers, message
+):
+    names = ["x", *(tensor.name for tensor in initializers)]
+    graph = helper.make_graph(
+        [helper.make_node(op_type, names, ["y"], name="the_node", **attributes)],
+        "axes",
+        [helper.make_tensor_value_info(*X)],
+        [helper.make_tensor_value_info("y", FLOAT, output)],
+        initializers,
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    with pytest.raises(ValueError, match=rf"ONNX node 'the_node' \({op_type}\): {message}"):
+        onnx_ingress.load(proto)
+
+
+def test_axis_of_a_node_in_a_subgraph_is_refused_naming_it():
+    branch = helper.make_graph(
+        [helper.make_node("Softmax", ["x"], ["z"], axis=-5)],
+        "then",
+        [],
+        [helper.make_tensor_value_info("z", FLOAT, [2, 3])],
+    )
+    other = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["w"])],
+        "else",
+        [],
+        [helper.make_tensor_value_info("w", FLOAT, [2, 3])],
+    )
+    proto = model(
+        [helper.make_node("If", ["c"], ["y"], then_branch=branch, else_branch=other)],
+        [X, ("c", TensorProto.BOOL, [])],
+        [("y", FLOAT, [2, 3])],
+    )
+    with pytest.raises(ValueError, match=r"ONNX node 'If_0/then_branch/Softmax_0' .* axis -5"):
+        onnx_ingress.load(proto)
+
+
+def test_axes_in_range_and_axes_onnx_ignores_are_taken():
+    x = np.random.default_rng(3).standard_normal((2, 3)).astype(np.float32)
+    check_compiled(one_node("Softmax", axis=-2), x)
+    check_compiled(one_node("Flatten", output=("y", FLOAT, [6, 1]), axis=2), x)
+    # A per-tensor QuantizeLinear ignores its axis, as onnxruntime does.
+    quantize = model(
+        [helper.make_node("QuantizeLinear", ["x", "scale"], ["y"], axis=9)],
+        [X],
+        [("y", TensorProto.UINT8, [2, 3])],
+        initializers=[numpy_helper.from_array(np.array(0.5, np.float32), "scale")],
+    )
+    onnx_ingress.load(quantize)
+
+
+def test_graph_output_declared_of_another_type_is_refused_not_cast():
+    # lighthouse returned bool(x) for this, instead of refusing it.
+    proto = one_node("Relu", output=("y", TensorProto.BOOL, [2, 3]))
+    message = r"graph output 'y' is declared BOOL, but ONNX node 'Relu_0' \(Relu\) computes FLOAT"
+    with pytest.raises(ValueError, match=message):
+        lighthouse.compile_onnx(proto)
+
+
+@pytest.mark.parametrize(
+    "element_type, opset, allowed",
+    [
+        (TensorProto.UINT8, 18, "tensor(bfloat16)"),
+        # bfloat16 is a type of Softmax from opset 13 on.
+        (TensorProto.BFLOAT16, 11, "tensor(double)"),
+    ],
+)
+def test_input_types_outside_the_schema_are_refused(element_type, opset, allowed):
+    proto = one_node("Softmax", inputs=[("x", element_type, [2, 3])], opset=opset)
+    text = f"tensor({TensorProto.DataType.Name(element_type).lower()})"
+    message = (
+        rf"ONNX node 'Softmax_0' \(Softmax\): input 'x' is {re.escape(text)}, which Softmax "
+        rf"of opset \d+ does not take as input \(it takes .*{re.escape(allowed)}\)"
+    )
+    with pytest.raises(ValueError, match=message):
+        onnx_ingress.load(proto)
+
+
+def test_declared_shape_other_than_computed_is_refused_with_onnx_message():
+    proto = one_node("Relu", output=("y", FLOAT, [4, 3]))
+    message = r"fails ONNX's shape and type inference: .*node name: Relu_0.*differ in dimension 0"
+    with pytest.raises(ValueError, match=message):
+        onnx_ingress.load(proto)
+
+
+def test_function_op_leaving_attributes_to_their_defaults_passes_strict_inference():
+    # ONNX's strict inference of MeanVarianceNormalization's function
+    # leaves the default of `axes` unset, and fails on it.
+    proto = model(
+        [helper.make_node("MeanVarianceNormalization", ["x"], ["y"])],
+        [("x", FLOAT, [2, 3, 2, 2])],
+        [("y", FLOAT, [2, 3, 2, 2])],
+        opset=13,
+    )
+    check_compiled(proto, np.random.default_rng(4).standard_normal((2, 3, 2, 2), np.float32))
+    assert not proto.graph.node[0].attribute  # The caller's model is left as it is.
