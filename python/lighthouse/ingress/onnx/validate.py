@@ -20,14 +20,19 @@ __all__ = ["validated"]
 AXIS_ATTRIBUTES = ("axis", "axes")
 
 #: The range of the axes of the ops whose axes do not index their first
-#: input's dimensions (from -rank to rank - 1), by the rank of that input
-#: and the axes: Flatten's is where it splits them, after the last too;
+#: input's dimensions (`_dimensions`), by the rank of that input and the
+#: axes: Flatten's is where it splits them, after the last too;
 #: OneHot's and Unsqueeze's index those of their output, which has more.
 AXIS_RANGES: Dict[str, Callable[[int, list], Tuple[int, int]]] = {
     "Flatten": lambda rank, axes: (-rank, rank),
     "OneHot": lambda rank, axes: (-rank - 1, rank),
     "Unsqueeze": lambda rank, axes: (-rank - len(axes), rank + len(axes) - 1),
 }
+
+
+def _dimensions(rank: int, axes: list) -> Tuple[int, int]:
+    """The range of the axes that index the dimensions of a tensor of `rank`."""
+    return -rank, rank - 1
 
 
 def validated(proto: "onnx.ModelProto", source: str, owned: bool) -> "onnx.ModelProto":
@@ -43,20 +48,31 @@ def validated(proto: "onnx.ModelProto", source: str, owned: bool) -> "onnx.Model
         node, and says what `source` is.
     """
     proto = _defaults_set(proto, owned)
+    # `onnx.checker.check_model(full_check=True)` is the checker's checks,
+    # which `load` runs, and this inference without data propagation: run
+    # once, it is also the inference that gives the importer its shapes.
     try:
         inferred = onnx.shape_inference.infer_shapes(
             proto, check_type=True, strict_mode=True, data_prop=True
         )
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
-        # Lenient inference goes past the node that fails, so that the
-        # refusals lighthouse words find the shapes and types they need.
-        lenient = onnx.shape_inference.infer_shapes(proto, data_prop=True)
-        _refuse_axes_out_of_range(lenient, source)
-        _refuse_types_outside_schemas(lenient, source)
-        _refuse_outputs_declared_otherwise(lenient, source)
+        _refuse_naming_the_node(proto, source)
         raise ValueError(f"{source} fails ONNX's shape and type inference: {error}") from None
     _refuse_axes_out_of_range(inferred, source)
     return inferred
+
+
+def _refuse_naming_the_node(proto: "onnx.ModelProto", source: str) -> None:
+    """Raises the ValueError of lighthouse's checks that name the node, if
+    one fails, for `proto` that ONNX's strict inference refuses. They run on
+    ONNX's lenient inference, which goes on past the nodes it fails on."""
+    try:
+        lenient = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+        return  # ONNX's message alone, then.
+    _refuse_axes_out_of_range(lenient, source)
+    _refuse_types_outside_schemas(lenient, source)
+    _refuse_outputs_declared_otherwise(lenient, source)
 
 
 def _schema(node, opset: Optional[int]) -> Optional["onnx.defs.OpSchema"]:
@@ -152,9 +168,7 @@ def _refuse_axes_out_of_range(proto: "onnx.ModelProto", source: str) -> None:
                 axes = list(attribute.ints)
             else:
                 continue  # ONNX's checker refuses the attribute's type.
-            low, high = AXIS_RANGES.get(node.op_type, lambda rank, axes: (-rank, rank - 1))(
-                rank, axes
-            )
+            low, high = AXIS_RANGES.get(node.op_type, _dimensions)(rank, axes)
             outside = [axis for axis in axes if not low <= axis <= high]
             if outside:
                 raise ValueError(
@@ -166,9 +180,9 @@ def _refuse_axes_out_of_range(proto: "onnx.ModelProto", source: str) -> None:
 
 def _type_text(value_type) -> Optional[str]:
     """A tensor type as ONNX's schemas spell it ("tensor(uint8)"), None for
-    another type or a tensor of no element type."""
+    another type or a tensor of no element type ONNX knows."""
     element_type = _element_type(value_type)
-    if not element_type:
+    if not element_type or element_type not in onnx.TensorProto.DataType.values():
         return None
     return f"tensor({onnx.TensorProto.DataType.Name(element_type).lower()})"
 
@@ -208,10 +222,9 @@ def _refuse_outputs_declared_otherwise(proto: "onnx.ModelProto", source: str) ->
     types = _all_types(proto.graph)
     producers = {output: node for node in proto.graph.node for output in node.output}
     for value in proto.graph.output:
-        declared = _element_type(value.type)
         node = producers.get(value.name)
         schema = _schema(node, opset) if node is not None else None
-        if not declared or schema is None:
+        if _type_text(value.type) is None or schema is None:
             continue
         try:
             computed = onnx.shape_inference.infer_node_outputs(
@@ -221,10 +234,9 @@ def _refuse_outputs_declared_otherwise(proto: "onnx.ModelProto", source: str) ->
             continue  # The node's own failure, which ONNX's message names.
         if value.name not in computed:
             continue
-        element_type = _element_type(computed[value.name])
-        if element_type and element_type != declared:
-            name = onnx.TensorProto.DataType.Name
+        declared, computes = _type_text(value.type), _type_text(computed[value.name])
+        if computes is not None and computes != declared:
             raise ValueError(
-                f"{source}: graph output {value.name!r} is declared {name(declared)}, but "
-                f"ONNX node {node.name!r} ({node.op_type}) computes {name(element_type)}"
+                f"{source}: graph output {value.name!r} is declared {declared}, but "
+                f"ONNX node {node.name!r} ({node.op_type}) computes {computes}"
             )

@@ -109,7 +109,10 @@ def test_axes_in_range_and_axes_onnx_ignores_are_taken():
 def test_graph_output_declared_of_another_type_is_refused_not_cast():
     # lighthouse returned bool(x) for this, instead of refusing it.
     proto = one_node("Relu", output=("y", TensorProto.BOOL, [2, 3]))
-    message = r"graph output 'y' is declared BOOL, but ONNX node 'Relu_0' \(Relu\) computes FLOAT"
+    message = (
+        r"graph output 'y' is declared tensor\(bool\), but ONNX node 'Relu_0' \(Relu\) "
+        r"computes tensor\(float\)"
+    )
     with pytest.raises(ValueError, match=message):
         lighthouse.compile_onnx(proto)
 
