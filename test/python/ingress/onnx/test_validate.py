@@ -30,14 +30,26 @@ def ones(name, shape):
     return numpy_helper.from_array(np.ones(shape, np.float32), name)
 
 
-def test_softmax_axis_past_the_rank_is_refused_before_lowering():
-    # torch-mlir's conversion of it does not return: lighthouse stopped it
-    # at its time limit of 300 s.
-    proto = one_node("Softmax", axis=100)
-    message = (
-        r"the model: ONNX node 'Softmax_0' \(Softmax\): axis 100 out of range for its "
-        r"input 'x' of rank 2 \(from -2 to 1\)"
-    )
+@pytest.mark.parametrize(
+    "proto, message",
+    [
+        # torch-mlir's conversion of it does not return: lighthouse stopped it
+        # at its time limit of 300 s.
+        (
+            one_node("Softmax", axis=100),
+            r"the model: ONNX node 'Softmax_0' \(Softmax\): axis 100 out of range for its "
+            r"input 'x' of rank 2 \(from -2 to 1\)",
+        ),
+        # lighthouse returned bool(x) for this, a cast to the declared type.
+        (
+            one_node("Relu", output=("y", TensorProto.BOOL, [2, 3])),
+            r"the model: graph output 'y' is declared tensor\(bool\), but ONNX node 'Relu_0' "
+            r"\(Relu\) computes tensor\(float\)",
+        ),
+    ],
+    ids=["softmax-axis-100", "relu-declared-bool"],
+)
+def test_models_onnxruntime_refuses_are_refused_before_lowering(proto, message):
     with pytest.raises(ValueError, match=message):
         lighthouse.compile_onnx(proto)
 
@@ -104,17 +116,6 @@ def test_axes_in_range_and_axes_onnx_ignores_are_taken():
         initializers=[numpy_helper.from_array(np.array(0.5, np.float32), "scale")],
     )
     onnx_ingress.load(quantize)
-
-
-def test_graph_output_declared_of_another_type_is_refused_not_cast():
-    # lighthouse returned bool(x) for this, instead of refusing it.
-    proto = one_node("Relu", output=("y", TensorProto.BOOL, [2, 3]))
-    message = (
-        r"graph output 'y' is declared tensor\(bool\), but ONNX node 'Relu_0' \(Relu\) "
-        r"computes tensor\(float\)"
-    )
-    with pytest.raises(ValueError, match=message):
-        lighthouse.compile_onnx(proto)
 
 
 @pytest.mark.parametrize(
