@@ -129,7 +129,7 @@ def load(
             proto = onnx.version_converter.convert_version(proto, opset_version)
         # Named first, so that ONNX's messages name the node too.
         named = _name_nodes(proto, owned=proto is not model)
-        inferred = validated(named, source, owned=named is not model)
+        inferred = validated(named, source)
     except onnx.checker.ValidationError as error:
         raise ValueError(f"{source} fails ONNX's checker: {error}") from None
     except UnicodeDecodeError as error:

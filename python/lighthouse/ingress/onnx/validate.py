@@ -6,10 +6,11 @@ ValueError naming the node, instead of lowered wrong (a Relu whose graph
 output is declared BOOL, cast to it) or not at all (torch-mlir's
 conversion of a Softmax whose axis is far past its rank does not return)."""
 
-from typing import Callable, Dict, Optional, Tuple
+import collections
+from typing import Callable, Dict, Iterator, Optional, Tuple
 
 from .places import all_nodes, subgraphs
-from .values import DEFAULT_DOMAINS, default_opset, static_shape, types_of
+from .values import DEFAULT_DOMAINS, constant_values, default_opset, static_shape, types_of
 from ..torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -35,11 +36,16 @@ def _dimensions(rank: int, axes: list) -> Tuple[int, int]:
     return -rank, rank - 1
 
 
-def validated(proto: "onnx.ModelProto", source: str, owned: bool) -> "onnx.ModelProto":
+def validated(proto: "onnx.ModelProto", source: str) -> "onnx.ModelProto":
     """`proto`, which passes ONNX's checker, with its shapes and types
     inferred by ONNX in strict mode (ONNX's full check of a model, with
-    data propagation added). A model that is not `owned` is copied first if
-    its nodes need the defaults of their attributes set (`_defaults_set`).
+    data propagation added).
+
+    ONNX's inference of some ops misses the defaults of the attributes a
+    node leaves out (MeanVarianceNormalization's function its `axes`,
+    STFT's its `onesided`), and then refuses a valid model: a model that
+    fails is tried again as a copy with the defaults set, then the model
+    returned.
 
     Raises:
       ValueError: ONNX's inference fails (a type its op's schema does not
@@ -47,19 +53,24 @@ def validated(proto: "onnx.ModelProto", source: str, owned: bool) -> "onnx.Model
         axis is outside the rank of what it indexes; the message names the
         node, and says what `source` is.
     """
-    proto = _defaults_set(proto, owned)
     # `onnx.checker.check_model(full_check=True)` is the checker's checks,
     # which `load` runs, and this inference without data propagation: run
     # once, it is also the inference that gives the importer its shapes.
     try:
-        inferred = onnx.shape_inference.infer_shapes(
-            proto, check_type=True, strict_mode=True, data_prop=True
-        )
+        inferred = _strictly_inferred(proto)
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
-        _refuse_naming_the_node(proto, source)
-        raise ValueError(f"{source} fails ONNX's shape and type inference: {error}") from None
+        inferred = _inferred_with_defaults(proto)
+        if inferred is None:
+            _refuse_naming_the_node(proto, source)
+            raise ValueError(f"{source} fails ONNX's shape and type inference: {error}") from None
     _refuse_axes_out_of_range(inferred, source)
     return inferred
+
+
+def _strictly_inferred(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+    return onnx.shape_inference.infer_shapes(
+        proto, check_type=True, strict_mode=True, data_prop=True
+    )
 
 
 def _refuse_naming_the_node(proto: "onnx.ModelProto", source: str) -> None:
@@ -85,16 +96,15 @@ def _schema(node, opset: Optional[int]) -> Optional["onnx.defs.OpSchema"]:
         return None
 
 
-def _defaults_set(proto: "onnx.ModelProto", owned: bool) -> "onnx.ModelProto":
-    """`proto` with the attributes that its nodes of ops ONNX defines as
-    functions leave out set to their defaults: ONNX's inference of the
-    function leaves such an attribute unset instead (MeanVarianceNormalization's
-    `axes`), which its strict mode refuses."""
+def _inferred_with_defaults(proto: "onnx.ModelProto") -> Optional["onnx.ModelProto"]:
+    """A copy of `proto` whose nodes have the attributes they leave out set
+    to their defaults, strictly inferred; None if no node leaves one out, or
+    ONNX's inference refuses the copy too."""
     opset = default_opset(proto)
     missing = []
     for index, node in enumerate(all_nodes(proto.graph)):
         schema = _schema(node, opset)
-        if schema is None or not (schema.has_function or schema.has_context_dependent_function):
+        if schema is None:
             continue
         given = {attribute.name for attribute in node.attribute}
         defaults = [
@@ -105,15 +115,16 @@ def _defaults_set(proto: "onnx.ModelProto", owned: bool) -> "onnx.ModelProto":
         if defaults:
             missing.append((index, defaults))
     if not missing:
-        return proto
-    if not owned:
-        copy = onnx.ModelProto()
-        copy.CopyFrom(proto)
-        proto = copy
-    nodes = all_nodes(proto.graph)
+        return None
+    copy = onnx.ModelProto()
+    copy.CopyFrom(proto)
+    nodes = all_nodes(copy.graph)
     for index, defaults in missing:
         nodes[index].attribute.extend(defaults)
-    return proto
+    try:
+        return _strictly_inferred(copy)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+        return None
 
 
 def _all_types(graph) -> Dict[str, "onnx.TypeProto"]:
@@ -146,33 +157,58 @@ def _ignores_axis(node, schema, types) -> bool:
     return False
 
 
+def _axes_of(node, schema, constants, source: str) -> Iterator[Tuple[str, list]]:
+    """The axes `node` takes, each list with the words that say where it
+    takes it: of its axis attributes, and of its inputs of axes that are
+    constants (ReduceSum's, Unsqueeze's from opset 13 on).
+
+    Raises:
+      ValueError: an input of axes is a constant of more than one dimension
+        (onnxruntime takes a scalar or a 1-D tensor).
+    """
+    for attribute in node.attribute:
+        if attribute.name not in AXIS_ATTRIBUTES:
+            continue
+        if attribute.type == onnx.AttributeProto.INT:
+            yield attribute.name, [attribute.i]
+        elif attribute.type == onnx.AttributeProto.INTS:
+            yield attribute.name, list(attribute.ints)
+        # Else ONNX's checker refuses the attribute's type.
+    for formal, name in zip(schema.inputs, node.input):
+        if formal.name not in AXIS_ATTRIBUTES or name not in constants:
+            continue
+        value = constants[name]
+        where = f"{formal.name} (input {name!r})"
+        if value.ndim > 1:
+            raise ValueError(
+                f"{source}: ONNX node {node.name!r} ({node.op_type}): {where} is a constant of "
+                f"shape {list(value.shape)}, not a scalar or a 1-D tensor"
+            )
+        if value.dtype.kind == "i":  # Else ONNX's inference refuses its type.
+            yield where, value.reshape(-1).tolist()
+
+
 def _refuse_axes_out_of_range(proto: "onnx.ModelProto", source: str) -> None:
-    """Raises a ValueError naming the first node with an axis attribute
-    outside the range of the dimensions it indexes, of ranks `proto`'s
-    inference knows."""
+    """Raises a ValueError naming the first node with an axis attribute, or
+    an input of axes that is a constant, outside the range of the dimensions
+    it indexes, of ranks `proto`'s inference knows."""
     opset = default_opset(proto)
     types = _all_types(proto.graph)
+    graphs = [proto.graph, *(g for node in all_nodes(proto.graph) for _, g in subgraphs(node))]
+    constants = collections.ChainMap(*(constant_values(graph) for graph in graphs))
     for node in all_nodes(proto.graph):
         schema = _schema(node, opset)
         if schema is None or not node.input or _ignores_axis(node, schema, types):
             continue
         rank = _rank(types, node.input[0])
-        if rank is None:
-            continue
-        for attribute in node.attribute:
-            if attribute.name not in AXIS_ATTRIBUTES:
+        for where, axes in _axes_of(node, schema, constants, source):
+            if rank is None:
                 continue
-            if attribute.type == onnx.AttributeProto.INT:
-                axes = [attribute.i]
-            elif attribute.type == onnx.AttributeProto.INTS:
-                axes = list(attribute.ints)
-            else:
-                continue  # ONNX's checker refuses the attribute's type.
             low, high = AXIS_RANGES.get(node.op_type, _dimensions)(rank, axes)
             outside = [axis for axis in axes if not low <= axis <= high]
             if outside:
                 raise ValueError(
-                    f"{source}: ONNX node {node.name!r} ({node.op_type}): {attribute.name} "
+                    f"{source}: ONNX node {node.name!r} ({node.op_type}): {where} "
                     f"{', '.join(map(str, outside))} out of range for its input "
                     f"{node.input[0]!r} of rank {rank} (from {low} to {high})"
                 )

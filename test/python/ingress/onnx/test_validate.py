@@ -82,6 +82,30 @@ def test_axes_out_of_range_are_refused_naming_the_node(
         onnx_ingress.load(proto)
 
 
+@pytest.mark.parametrize(
+    "op_type, axes, output, message",
+    [
+        # onnxruntime refuses it; lighthouse took its values flattened.
+        (
+            "Unsqueeze",
+            [[0], [1]],
+            [1, 1, 2, 3],
+            r"axes \(input 'axes'\) is a constant of shape \[2, 1\]",
+        ),
+        ("ReduceSum", [1, -3], [1, 1], r"axes \(input 'axes'\) -3 out of range .* rank 2"),
+    ],
+)
+def test_axes_given_as_constant_inputs_are_checked(op_type, axes, output, message):
+    proto = model(
+        [helper.make_node(op_type, ["x", "axes"], ["y"])],
+        [X],
+        [("y", FLOAT, output)],
+        initializers=[numpy_helper.from_array(np.array(axes, np.int64), "axes")],
+    )
+    with pytest.raises(ValueError, match=rf"ONNX node '{op_type}_0' \({op_type}\): {message}"):
+        onnx_ingress.load(proto)
+
+
 def test_axis_of_a_node_in_a_subgraph_is_refused_naming_it():
     branch = helper.make_graph(
         [helper.make_node("Softmax", ["x"], ["z"], axis=-5)],
@@ -155,3 +179,21 @@ def test_function_op_leaving_attributes_to_their_defaults_passes_strict_inferenc
     )
     check_compiled(proto, np.random.default_rng(4).standard_normal((2, 3, 2, 2), np.float32))
     assert not proto.graph.node[0].attribute  # The caller's model is left as it is.
+
+
+def test_op_leaving_an_attribute_to_its_default_passes_strict_inference():
+    # ONNX's inference of STFT reads no default of `onesided` (one-sided, 9
+    # frequencies of 16), as lighthouse's compile for the values of
+    # frame_step and frame_length had it.
+    proto = model(
+        [helper.make_node("STFT", ["signal", "step", "", "length"], ["y"])],
+        [("signal", FLOAT, [1, 128, 1])],
+        [("y", FLOAT, [1, 15, 9, 2])],
+        opset=17,
+        initializers=[
+            numpy_helper.from_array(np.array(8, np.int64), "step"),
+            numpy_helper.from_array(np.array(16, np.int64), "length"),
+        ],
+    )
+    loaded = onnx_ingress.load(proto)
+    assert [a.name for a in loaded.graph.node[0].attribute] == ["onesided"]
