@@ -225,7 +225,8 @@ def _type_text(value_type) -> Optional[str]:
 
 def _refuse_types_outside_schemas(proto: "onnx.ModelProto", source: str) -> None:
     """Raises a ValueError naming the first node with an input of a type
-    its op's schema does not allow (a Softmax of uint8)."""
+    its op's schema does not allow (a Softmax of uint8), or inputs of one
+    type parameter of different types (a Less of float and bfloat16)."""
     opset = default_opset(proto)
     types = _all_types(proto.graph)
     for node in all_nodes(proto.graph):
@@ -233,16 +234,27 @@ def _refuse_types_outside_schemas(proto: "onnx.ModelProto", source: str) -> None
         if schema is None or not schema.inputs:
             continue
         allowed = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
+        bound = {}  # The input each type parameter is bound to, and its type.
         for index, name in enumerate(node.input):
             # A variadic last formal parameter takes the inputs past it too.
             formal = schema.inputs[min(index, len(schema.inputs) - 1)]
             text = _type_text(types[name]) if name in types else None
+            if text is None:
+                continue
+            at = f"{source}: ONNX node {node.name!r} ({node.op_type}): input {name!r} is {text}"
             kinds = allowed.get(formal.type_str, [formal.type_str])
-            if text is not None and text not in kinds:
+            if text not in kinds:
                 raise ValueError(
-                    f"{source}: ONNX node {node.name!r} ({node.op_type}): input {name!r} is "
-                    f"{text}, which {node.op_type} of opset {schema.since_version} does not "
+                    f"{at}, which {node.op_type} of opset {schema.since_version} does not "
                     f"take as {formal.name} (it takes {', '.join(kinds)})"
+                )
+            if formal.type_str not in allowed or not formal.is_homogeneous:
+                continue
+            first, first_text = bound.setdefault(formal.type_str, (name, text))
+            if text != first_text:
+                raise ValueError(
+                    f"{at} and input {first!r} {first_text}, which {node.op_type} takes of "
+                    f"one type ({formal.type_str})"
                 )
 
 
@@ -266,7 +278,7 @@ def _refuse_outputs_declared_otherwise(proto: "onnx.ModelProto", source: str) ->
             computed = onnx.shape_inference.infer_node_outputs(
                 schema, node, types, opset_imports=list(proto.opset_import)
             )
-        except (onnx.shape_inference.InferenceError, KeyError):
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, KeyError):
             continue  # The node's own failure, which ONNX's message names.
         if value.name not in computed:
             continue

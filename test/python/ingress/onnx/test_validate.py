@@ -161,6 +161,20 @@ def test_input_types_outside_the_schema_are_refused(element_type, opset, allowed
         onnx_ingress.load(proto)
 
 
+def test_inputs_of_one_type_parameter_of_different_types_are_refused():
+    proto = model(
+        [helper.make_node("Less", ["x", "z"], ["y"])],
+        [X, ("z", TensorProto.BFLOAT16, [2, 3])],
+        [("y", TensorProto.BOOL, [2, 3])],
+    )
+    message = (
+        r"ONNX node 'Less_0' \(Less\): input 'z' is tensor\(bfloat16\) and input 'x' "
+        r"tensor\(float\), which Less takes of one type \(T\)"
+    )
+    with pytest.raises(ValueError, match=message):
+        onnx_ingress.load(proto)
+
+
 def test_declared_shape_other_than_computed_is_refused_with_onnx_message():
     proto = one_node("Relu", output=("y", FLOAT, [4, 3]))
     message = r"fails ONNX's shape and type inference: .*node name: Relu_0.*differ in dimension 0"
