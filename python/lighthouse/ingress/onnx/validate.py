@@ -17,6 +17,10 @@ onnx = require("onnx", "onnx")
 
 __all__ = ["validated"]
 
+#: What ONNX's inference raises when it refuses a model: its own errors,
+#: and ValueError for some (a Cast to an element type it does not have).
+INFERENCE_ERRORS = (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, ValueError)
+
 #: The node attributes that are axes of a tensor.
 AXIS_ATTRIBUTES = ("axis", "axes")
 
@@ -58,7 +62,7 @@ def validated(proto: "onnx.ModelProto", source: str) -> "onnx.ModelProto":
     # once, it is also the inference that gives the importer its shapes.
     try:
         inferred = _strictly_inferred(proto)
-    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
+    except INFERENCE_ERRORS as error:
         inferred = _inferred_with_defaults(proto)
         if inferred is None:
             _refuse_naming_the_node(proto, source)
@@ -79,9 +83,10 @@ def _refuse_naming_the_node(proto: "onnx.ModelProto", source: str) -> None:
     ONNX's lenient inference, which goes on past the nodes it fails on."""
     try:
         lenient = onnx.shape_inference.infer_shapes(proto, data_prop=True)
-    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+    except INFERENCE_ERRORS:
         return  # ONNX's message alone, then.
     _refuse_axes_out_of_range(lenient, source)
+    _refuse_unknown_element_types(lenient, source)
     _refuse_types_outside_schemas(lenient, source)
     _refuse_outputs_declared_otherwise(lenient, source)
 
@@ -123,7 +128,7 @@ def _inferred_with_defaults(proto: "onnx.ModelProto") -> Optional["onnx.ModelPro
         nodes[index].attribute.extend(defaults)
     try:
         return _strictly_inferred(copy)
-    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+    except INFERENCE_ERRORS:
         return None
 
 
@@ -177,7 +182,10 @@ def _axes_of(node, schema, constants, source: str) -> Iterator[Tuple[str, list]]
     for formal, name in zip(schema.inputs, node.input):
         if formal.name not in AXIS_ATTRIBUTES or name not in constants:
             continue
-        value = constants[name]
+        try:
+            value = constants[name]
+        except ValueError:
+            continue  # Its data disagrees with its shape or type: ONNX's checks say so.
         where = f"{formal.name} (input {name!r})"
         if value.ndim > 1:
             raise ValueError(
@@ -221,6 +229,27 @@ def _type_text(value_type) -> Optional[str]:
     if not element_type or element_type not in onnx.TensorProto.DataType.values():
         return None
     return f"tensor({onnx.TensorProto.DataType.Name(element_type).lower()})"
+
+
+#: The node attributes that are element types (Cast's `to`).
+ELEMENT_TYPE_ATTRIBUTES = ("to", "dtype", "output_dtype")
+
+
+def _refuse_unknown_element_types(proto: "onnx.ModelProto", source: str) -> None:
+    """Raises a ValueError naming the first node with an attribute of an
+    element type that is none ONNX has: ONNX's message names no node."""
+    known = set(onnx.TensorProto.DataType.values())
+    for node in all_nodes(proto.graph):
+        for attribute in node.attribute:
+            if (
+                attribute.name in ELEMENT_TYPE_ATTRIBUTES
+                and attribute.type == onnx.AttributeProto.INT
+                and attribute.i not in known
+            ):
+                raise ValueError(
+                    f"{source}: ONNX node {node.name!r} ({node.op_type}): {attribute.name} "
+                    f"{attribute.i} is no element type of ONNX's"
+                )
 
 
 def _refuse_types_outside_schemas(proto: "onnx.ModelProto", source: str) -> None:
@@ -278,7 +307,7 @@ def _refuse_outputs_declared_otherwise(proto: "onnx.ModelProto", source: str) ->
             computed = onnx.shape_inference.infer_node_outputs(
                 schema, node, types, opset_imports=list(proto.opset_import)
             )
-        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, KeyError):
+        except (*INFERENCE_ERRORS, KeyError):
             continue  # The node's own failure, which ONNX's message names.
         if value.name not in computed:
             continue

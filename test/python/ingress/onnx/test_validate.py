@@ -162,13 +162,24 @@ def test_axes_in_range_and_axes_onnx_ignores_are_taken():
             r"ONNX node 'Less_0' \(Less\): input 'z' is tensor\(bfloat16\) and input 'x' "
             r"tensor\(float\), which Less takes of one type \(T\)",
         ),
+        # ONNX's message names no node.
+        (
+            one_node("Cast", to=12345),
+            r"ONNX node 'Cast_0' \(Cast\): to 12345 is no element type of ONNX's",
+        ),
         # A shape: ONNX's message, which names the node.
         (
             one_node("Relu", output=("y", FLOAT, [4, 3])),
             r"fails ONNX's shape and type inference: .*node name: Relu_0.*differ in dimension 0",
         ),
     ],
-    ids=["softmax-of-uint8", "softmax-of-bfloat16-at-opset-11", "less-of-two-types", "shape"],
+    ids=[
+        "softmax-of-uint8",
+        "softmax-of-bfloat16-at-opset-11",
+        "less-of-two-types",
+        "cast-to-no-type",
+        "shape",
+    ],
 )
 def test_types_and_shapes_onnx_infers_otherwise_are_refused(proto, message):
     with pytest.raises(ValueError, match=message):
