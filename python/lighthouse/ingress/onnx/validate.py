@@ -1,10 +1,13 @@
 """ONNX models checked before lowering, as strictly as onnxruntime refuses
 them: ONNX's shape and type inference in strict mode, with the type
-constraints of each op's schema, and the axis attributes of every node
-against the ranks it infers. A model that fails is refused with a
-ValueError naming the node, instead of lowered wrong (a Relu whose graph
-output is declared BOOL, cast to it) or not at all (torch-mlir's
-conversion of a Softmax whose axis is far past its rank does not return)."""
+constraints of each op's schema, and the axes of every node (attributes, or
+constant inputs) against the ranks it infers. A model that fails is refused
+with a ValueError naming the node, instead of lowered wrong (a Relu whose
+graph output is declared BOOL, cast to it) or not at all (torch-mlir's
+conversion of a Softmax whose axis is far past its rank does not return).
+Where ONNX's own message names no node (an input type outside the schema,
+inputs of one type parameter of different types, a Cast to no type, a graph
+output declared of another type), lighthouse's checks name it."""
 
 import collections
 from typing import Callable, Dict, Iterator, Optional, Tuple
@@ -55,7 +58,8 @@ def validated(proto: "onnx.ModelProto", source: str) -> "onnx.ModelProto":
       ValueError: ONNX's inference fails (a type its op's schema does not
         allow, a declared type or shape other than the one computed), or an
         axis is outside the rank of what it indexes; the message names the
-        node, and says what `source` is.
+        node where ONNX's or lighthouse's checks find it, and says what
+        `source` is.
     """
     # `onnx.checker.check_model(full_check=True)` is the checker's checks,
     # which `load` runs, and this inference without data propagation: run
