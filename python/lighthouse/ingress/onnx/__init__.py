@@ -17,8 +17,8 @@ ONNX defines it by. Needs `lighthouse[onnx]`.
 The package: `prepare` (the passes, in order), `rules` (the rewrites of
 ONNX ops, a file per op family), `fold` (constants and ONNX's functions),
 `loops` (Scan and Loop), `bitcast`, `specialize` (inputs compiled for by
-value), `places` (where in the model an error is), `values` (graph
-helpers).
+value), `places` (where in the model an error is), `validate` (the checks
+of a model before anything else), `values` (graph helpers).
 """
 
 import os
@@ -31,6 +31,7 @@ from .fold import expand_functions
 from .prepare import prepared
 from .rules import ON_LOWERING_ERROR, Site, declined, has_rules
 from .places import ModelPlaces, all_nodes, locate_the_unlocated, subgraphs
+from .validate import validated
 from ...errors import ExchangeError, ImporterError, IngressError, LoweringCrash, LoweringError
 from ..torch_mlir import import_context, importer_failure, require
 from ..torch_mlir.unsigned import STAGE as UNSIGNED_CHECK
@@ -81,12 +82,18 @@ def load(
       data_dir: where tensors stored as external data live; by default the
         model file's folder.
       opset_version: converts the model to this opset of the default domain.
-      infer_shapes: runs ONNX shape inference, which gives the importer the
-        static shapes it needs for intermediate values.
+      infer_shapes: gives the model the shapes and types ONNX's inference
+        finds (which it runs to check the model anyway), the static shapes
+        the importer needs for intermediate values.
+
+    The model is checked as strictly as onnxruntime refuses models
+    (`validate`): ONNX's checker, its shape and type inference in strict
+    mode, and the axes of nodes against the ranks inferred.
 
     Raises:
       FileNotFoundError: no such file.
-      ValueError: the file is not a valid ONNX model, or fails ONNX's checker.
+      ValueError: the file is not a valid ONNX model, or fails ONNX's checks;
+        the message names the node, for a node's failure.
     """
     if isinstance(model, onnx.ModelProto):
         proto = model
@@ -120,8 +127,9 @@ def load(
         onnx.checker.check_model(proto)
         if opset_version is not None:
             proto = onnx.version_converter.convert_version(proto, opset_version)
-        if infer_shapes:
-            proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+        # Named first, so that ONNX's messages name the node too.
+        named = _name_nodes(proto, owned=proto is not model)
+        inferred = validated(named, source)
     except onnx.checker.ValidationError as error:
         raise ValueError(f"{source} fails ONNX's checker: {error}") from None
     except UnicodeDecodeError as error:
@@ -131,7 +139,7 @@ def load(
             f"{source} is not a valid ONNX model: ONNX's checks failed on a string of it "
             f"that is not UTF-8 ({error})"
         ) from None
-    return _name_nodes(proto, owned=proto is not model)
+    return inferred if infer_shapes else named
 
 
 def _string_not_utf8(message, path: str = "model") -> Optional[str]:
