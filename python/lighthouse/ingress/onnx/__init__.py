@@ -22,6 +22,8 @@ helpers).
 """
 
 import os
+import shutil
+import tempfile
 from typing import Callable, Iterable, Optional, Set, Tuple, Union
 
 from ... import ir
@@ -44,6 +46,7 @@ __all__ = [
     "LoweringError",
     "load",
     "import_and_lower",
+    "import_loaded",
     "import_model",
     "lower_to_linalg",
     "to_linalg",
@@ -73,6 +76,9 @@ def load(
     data_dir: Optional[Union[str, os.PathLike]] = None,
     opset_version: Optional[int] = None,
     infer_shapes: bool = True,
+    data_prop: bool = True,
+    temp_dir: Optional[Union[str, os.PathLike]] = None,
+    keep_temps: bool = False,
 ) -> "onnx.ModelProto":
     """Loads and checks an ONNX model, ready for import.
 
@@ -83,6 +89,12 @@ def load(
       opset_version: converts the model to this opset of the default domain.
       infer_shapes: runs ONNX shape inference, which gives the importer the
         static shapes it needs for intermediate values.
+      data_prop: lets shape inference propagate constant values (the
+        shapes computed by Shape, Slice, Concat, ...).
+      temp_dir: where to write the files that check and infer shapes of a
+        model over protobuf's 2 GB (ONNX does so only from files): a new
+        folder in it; by default in the system's temporary folder.
+      keep_temps: keeps those files.
 
     Raises:
       FileNotFoundError: no such file.
@@ -92,7 +104,7 @@ def load(
         proto = model
         source = "the model"
         if data_dir is not None:
-            onnx.load_external_data_for_model(proto, os.fspath(data_dir))
+            _load_external_data(proto, os.fspath(data_dir), source)
     elif isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
         source = path
@@ -102,12 +114,9 @@ def load(
             proto = onnx.load(path, load_external_data=False)
         except Exception as error:  # protobuf's DecodeError and friends
             raise ValueError(f"{path} is not a valid ONNX model: {error}") from None
-        try:
-            onnx.load_external_data_for_model(
-                proto, os.fspath(data_dir) if data_dir else os.path.dirname(os.path.abspath(path))
-            )
-        except OSError as error:
-            raise FileNotFoundError(f"external data of {path} not found: {error}") from None
+        _load_external_data(
+            proto, os.fspath(data_dir) if data_dir else os.path.dirname(os.path.abspath(path)), path
+        )
     else:
         raise TypeError(f"expected a path or an onnx.ModelProto, got {type(model).__name__}")
 
@@ -117,11 +126,16 @@ def load(
     if not_utf8:
         raise ValueError(f"{source} is not a valid ONNX model: {not_utf8}")
     try:
-        onnx.checker.check_model(proto)
-        if opset_version is not None:
-            proto = onnx.version_converter.convert_version(proto, opset_version)
-        if infer_shapes:
-            proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+        if proto.ByteSize() > onnx.checker.MAXIMUM_PROTOBUF:
+            if opset_version is not None:
+                proto = onnx.version_converter.convert_version(proto, opset_version)
+            proto = _checked_in_files(proto, infer_shapes, data_prop, temp_dir, keep_temps)
+        else:
+            onnx.checker.check_model(proto)
+            if opset_version is not None:
+                proto = onnx.version_converter.convert_version(proto, opset_version)
+            if infer_shapes:
+                proto = onnx.shape_inference.infer_shapes(proto, data_prop=data_prop)
     except onnx.checker.ValidationError as error:
         raise ValueError(f"{source} fails ONNX's checker: {error}") from None
     except UnicodeDecodeError as error:
@@ -132,6 +146,49 @@ def load(
             f"that is not UTF-8 ({error})"
         ) from None
     return _name_nodes(proto, owned=proto is not model)
+
+
+def _load_external_data(proto: "onnx.ModelProto", folder: str, source: str) -> None:
+    """Reads the tensors `proto` stores as external data, from `folder`.
+
+    Raises:
+      FileNotFoundError: a tensor's file is missing; ONNX refuses a location
+        that is not a file in `folder` with the same error as a missing one.
+    """
+    try:
+        onnx.load_external_data_for_model(proto, folder)
+    except (OSError, onnx.checker.ValidationError) as error:
+        raise FileNotFoundError(
+            f"external data of {source} not found in {folder}: {error}"
+        ) from None
+
+
+def _checked_in_files(
+    proto: "onnx.ModelProto", infer_shapes: bool, data_prop: bool, temp_dir, keep_temps: bool
+) -> "onnx.ModelProto":
+    """`proto`, over protobuf's size limit, checked and its shapes inferred
+    through files, as ONNX does for such models: saved with its tensors as
+    external data in a new folder in `temp_dir`, which is removed unless
+    `keep_temps`."""
+    folder = tempfile.mkdtemp(prefix="lighthouse-onnx-", dir=temp_dir)
+    try:
+        path = os.path.join(folder, "model.onnx")
+        saved = onnx.ModelProto()
+        saved.CopyFrom(proto)
+        onnx.save(
+            saved, path, save_as_external_data=True, location="model.data", convert_attribute=True
+        )
+        onnx.checker.check_model(path)
+        if not infer_shapes:
+            return proto
+        inferred_path = os.path.join(folder, "inferred.onnx")
+        onnx.shape_inference.infer_shapes_path(path, inferred_path, data_prop=data_prop)
+        inferred = onnx.load(inferred_path, load_external_data=False)
+        onnx.load_external_data_for_model(inferred, folder)
+        return inferred
+    finally:
+        if not keep_temps:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _string_not_utf8(message, path: str = "model") -> Optional[str]:
@@ -201,18 +258,30 @@ def import_model(
     constants alone are imported as constants (`fold_constants`).
     """
     expanded = prepared(expand_functions(load(model, **load_options), expand))
-    return _import(_name_nodes(expanded, owned=False), context)
+    return import_loaded(_name_nodes(expanded, owned=False), context)
 
 
-def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Module:
-    """Imports `proto` with torch-mlir's importer.
+def import_loaded(
+    proto: "onnx.ModelProto",
+    context: Optional[ir.Context] = None,
+    *,
+    config: Optional["onnx_importer.Config"] = None,
+    verify: bool = True,
+) -> ir.Module:
+    """Imports `proto`, as `load` gives it, with torch-mlir's importer, as it
+    is: no op expanded, nothing folded (`import_model` prepares the model).
+
+    Args:
+      context: the context to import into (the current one, else a new one).
+      config: the importer's `onnx_importer.Config`.
+      verify: verifies the imported module.
 
     Raises:
       ImporterError: the importer failed; the message names the node.
     """
     context = import_context(context)
     try:
-        model_info = onnx_importer.ModelInfo(proto)
+        model_info = onnx_importer.ModelInfo(proto, config=config or onnx_importer.Config())
         module = model_info.create_module(context=context)
         importer = onnx_importer.NodeImporter.define_function(
             model_info.main_graph, module.operation
@@ -223,7 +292,8 @@ def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Modul
             error, "ONNX", onnx.NodeProto, lambda node: f"ONNX node {node.name!r} ({node.op_type})"
         ) from error
     locate_the_unlocated(module, proto)
-    module.operation.verify()
+    if verify:
+        module.operation.verify()
     return module
 
 
@@ -289,7 +359,7 @@ def import_and_lower(
     expanded: Set[str] = set()
     converted = False
     while True:
-        raw = run_stage("import", lambda: _import(proto, context))
+        raw = run_stage("import", lambda: import_loaded(proto, context))
         try:
             return raw, run_stage(
                 "lower-to-linalg", lambda: lower_to_linalg(raw, time_limit=time_limit)
