@@ -120,7 +120,8 @@ def load(
     else:
         raise TypeError(f"expected a path or an onnx.ModelProto, got {type(model).__name__}")
 
-    if not proto.graph.node and not proto.graph.output:
+    graph = proto.graph
+    if not graph.node and not graph.output and not graph.initializer:
         raise ValueError(f"{source} is not a valid ONNX model: it has no graph")
     not_utf8 = _string_not_utf8(proto)
     if not_utf8:
@@ -280,6 +281,7 @@ def import_loaded(
       ImporterError: the importer failed; the message names the node.
     """
     context = import_context(context)
+    proto = _typed_bools_as_bytes(proto)
     try:
         model_info = onnx_importer.ModelInfo(proto, config=config or onnx_importer.Config())
         module = model_info.create_module(context=context)
@@ -295,6 +297,44 @@ def import_loaded(
     if verify:
         module.operation.verify()
     return module
+
+
+def _typed_bools_as_bytes(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+    """`proto` with each BOOL tensor it stores as typed values (`int32_data`, as
+    `helper.make_tensor(..., vals=[...])` stores them) stored as bytes, one a
+    value, as ONNX stores them otherwise: a copy when there is one.
+
+    torch-mlir's importer builds an i1 `DenseElementsAttr` of typed BOOL
+    values with `DenseElementsAttr.get(bools, type=i1)`, which MLIR 22's
+    bindings refuse (ValueError: given the type, they copy one byte a value
+    where MLIR packs eight); of bytes, it builds a resource."""
+
+    def typed_bools(model):
+        nodes = all_nodes(model.graph)
+        for function in model.functions:
+            nodes += all_nodes(function)
+        graphs = [model.graph] + [graph for node in nodes for _, graph in subgraphs(node)]
+        tensors = [tensor for graph in graphs for tensor in graph.initializer]
+        for attribute in (attribute for node in nodes for attribute in node.attribute):
+            if attribute.type == onnx.AttributeProto.TENSOR:
+                tensors.append(attribute.t)
+            tensors.extend(attribute.tensors)
+        return [
+            tensor
+            for tensor in tensors
+            if tensor.data_type == onnx.TensorProto.BOOL
+            and not tensor.HasField("raw_data")
+            and tensor.data_location != onnx.TensorProto.EXTERNAL
+        ]
+
+    if not typed_bools(proto):
+        return proto
+    copy = onnx.ModelProto()
+    copy.CopyFrom(proto)
+    for tensor in typed_bools(copy):
+        tensor.raw_data = bytes(1 if value else 0 for value in tensor.int32_data)
+        tensor.ClearField("int32_data")
+    return copy
 
 
 def _defined_as_functions(ops: Iterable[str], proto: "onnx.ModelProto") -> Set[str]:
