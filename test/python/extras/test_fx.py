@@ -177,6 +177,17 @@ def test_stateless_fx_import_of_an_aten_graph():
     assert "linalg.generic" in op_names(lowered)
 
 
+def test_printing_flags(capsys):
+    model, x = mlp_and_input()
+    fx.export_and_import(model, x, output_type="torch", verbose=True, enable_graph_printing=True)
+    printed = capsys.readouterr().out
+    assert "class GraphModule(torch.nn.Module)" in printed  # the exported graph
+    imported, lowered = printed.split("// torch IR as imported\n")[1].split("// After ")
+    assert '"torch.aten.mm"' in imported and '"torch.vtensor.literal"' in imported
+    assert lowered.startswith("torch-mlir's lowering to the torch backend contract\n")
+    assert "!torch.vtensor<[2,16],f32>" in lowered
+
+
 def test_bad_arguments_are_named():
     model, x = mlp_and_input()
     with pytest.raises(ValueError, match="output_type must be one of raw, torch"):
