@@ -18,7 +18,10 @@ types are refused.
 
 Unlike `lighthouse.ingress.torch.import_model`, which prepares a model for
 lighthouse's compiler, this keeps torch-mlir's behaviour: the program as
-`torch.export` and the decomposition table give it.
+`torch.export` and the decomposition table give it, and their errors and
+the importer's as they raise them (torch-mlir's users catch them: the
+importer's ValueError for a view it cannot import), where `ingress` names
+them as its own. Lowering fails with lighthouse's errors.
 """
 
 import dataclasses
@@ -26,23 +29,24 @@ import enum
 from typing import Any, Callable, Dict, Optional, Union
 
 from .. import ir
-from ..errors import ExportError
-from ..ingress.torch.program import describe_node
-from ..ingress.torch_mlir import (
-    failures_as,
-    import_context,
-    importer_failure,
-    name_torch_operators,
-    require,
-    run_pipelines,
-)
+from ..ingress.torch_mlir import import_context, name_torch_operators, require, run_pipelines
 from ..ingress.torch_mlir.unsigned import run_checked_pipelines
 
-__all__ = ["OutputType", "export_and_import", "stateless_fx_import"]
+__all__ = [
+    "FxImporter",
+    "FxImporterHooks",
+    "OutputType",
+    "export_and_import",
+    "get_decomposition_table",
+    "stateless_fx_import",
+]
 
 torch = require("torch", "torch")
 fx_importer = require("lighthouse.extras.fx_importer", "torch")
 fx_decomp_util = require("lighthouse.extras.fx_decomp_util", "torch")
+# What torch-mlir's users reach through its fx module.
+FxImporter, FxImporterHooks = fx_importer.FxImporter, fx_importer.FxImporterHooks
+get_decomposition_table = fx_decomp_util.get_decomposition_table
 
 
 class OutputType(enum.Enum):
@@ -128,54 +132,41 @@ def _lowered(module: ir.Module, stages: list, print_ir: bool) -> ir.Module:
     return lowered
 
 
-def _imported_and_lowered(importer, do_import: Callable[[], Any], stages: list, print_ir: bool):
-    """Runs `do_import`, a call of `importer`, then lowers its module."""
-    try:
-        do_import()
-    except Exception as error:  # noqa: BLE001 - any importer failure is named as such
-        raise importer_failure(error, "FX", torch.fx.Node, describe_node) from error
-    return _lowered(name_torch_operators(importer.module), stages, print_ir)
-
-
 def _exported(f, args: tuple, kwargs: dict, dynamic_shapes, strict: bool, decomposition_table):
     if isinstance(f, torch.export.ExportedProgram):
         program = f
     elif isinstance(f, torch.nn.Module):
-        with failures_as(ExportError, f"torch.export could not export {type(f).__qualname__}"):
-            program = torch.export.export(
-                f, args, kwargs, dynamic_shapes=dynamic_shapes, strict=strict
-            )
+        program = torch.export.export(f, args, kwargs, dynamic_shapes=dynamic_shapes, strict=strict)
     else:
         raise TypeError(
             "export_and_import takes a torch.nn.Module or a torch.export.ExportedProgram, got "
             f"{type(f).__module__}.{type(f).__name__}"
         )
     if decomposition_table is None:
-        decomposition_table = fx_decomp_util.get_decomposition_table()
+        decomposition_table = get_decomposition_table()
     if not decomposition_table:
         return program
-    with failures_as(ExportError, "torch.export could not apply the decompositions"):
-        return program.run_decompositions(decomposition_table)
+    return program.run_decompositions(decomposition_table)
 
 
-def _importer(fx_importer_, hooks) -> "fx_importer.FxImporter":
+def _importer(fx_importer_, hooks) -> FxImporter:
     if fx_importer_ is not None:
         if hooks is not None:
             raise ValueError("give hooks to the FxImporter passed as fx_importer, not beside it")
         return fx_importer_
-    return fx_importer.FxImporter(context=import_context(ir.Context()), hooks=hooks)
+    return FxImporter(context=import_context(ir.Context()), hooks=hooks)
 
 
 def export_and_import(
     f,
     *args,
     output_type: Union[str, OutputType] = OutputType.RAW,
-    fx_importer: Optional["fx_importer.FxImporter"] = None,
+    fx_importer: Optional[FxImporter] = None,
     dynamic_shapes: Any = None,
     strict: bool = False,
     experimental_support_mutation: bool = False,
     import_symbolic_shape_expressions: bool = False,
-    hooks: Optional["fx_importer.FxImporterHooks"] = None,
+    hooks: Optional[FxImporterHooks] = None,
     decomposition_table: Optional[Dict[Any, Callable]] = None,
     func_name: str = "main",
     enable_graph_printing: bool = False,
@@ -212,8 +203,7 @@ def export_and_import(
         NaNs (as initial values of max and min reductions).
 
     Raises:
-      ExportError: torch.export, or the decompositions, failed.
-      ImporterError: torch-mlir's importer failed; the message names the node.
+      torch.export's and torch-mlir's importer's own errors, as they raise them.
       LoweringError, ExchangeError, LoweringCrash: as `lighthouse.ingress.torch.lower_to_linalg`.
       ValueError: an output type lighthouse has no dialect for, or none at all.
     """
@@ -225,23 +215,19 @@ def export_and_import(
     import_program = (
         importer.import_program if experimental_support_mutation else importer.import_frozen_program
     )
-    return _imported_and_lowered(
-        importer,
-        lambda: import_program(
-            program,
-            func_name=func_name,
-            import_symbolic_shape_expressions=import_symbolic_shape_expressions,
-        ),
-        stages,
-        print_ir=verbose or enable_ir_printing,
+    import_program(
+        program,
+        func_name=func_name,
+        import_symbolic_shape_expressions=import_symbolic_shape_expressions,
     )
+    return _lowered(name_torch_operators(importer.module), stages, verbose or enable_ir_printing)
 
 
 def stateless_fx_import(
     gm,
     output_type: Union[str, OutputType] = OutputType.RAW,
-    fx_importer: Optional["fx_importer.FxImporter"] = None,
-    hooks: Optional["fx_importer.FxImporterHooks"] = None,
+    fx_importer: Optional[FxImporter] = None,
+    hooks: Optional[FxImporterHooks] = None,
     model_name: str = "main",
     **options,
 ) -> ir.Module:
@@ -257,9 +243,7 @@ def stateless_fx_import(
     importer = _importer(fx_importer, hooks)
     if options.enable_graph_printing:
         gm.print_readable()
-    return _imported_and_lowered(
-        importer,
-        lambda: importer.import_stateless_graph(gm.graph, func_name=model_name),
-        stages,
-        print_ir=options.verbose or options.enable_ir_printing,
+    importer.import_stateless_graph(gm.graph, func_name=model_name)
+    return _lowered(
+        name_torch_operators(importer.module), stages, options.verbose or options.enable_ir_printing
     )

@@ -12,7 +12,6 @@ pytest.importorskip("torch_mlir", reason="needs torch-mlir (lighthouse[torch])")
 import models  # noqa: E402
 import lighthouse  # noqa: E402
 from lighthouse import ir  # noqa: E402
-from lighthouse.errors import ExportError  # noqa: E402
 from lighthouse.extras import fx  # noqa: E402
 from lighthouse.extras.fx_importer import FxImporter, FxImporterHooks  # noqa: E402
 
@@ -202,5 +201,30 @@ def test_bad_arguments_are_named():
         fx.export_and_import(model, x, fx_importer=FxImporter(), hooks=FxImporterHooks())
     with pytest.raises(TypeError, match="unexpected keyword argument 'strict'"):
         fx.stateless_fx_import(torch.fx.GraphModule({}, torch.fx.Graph()), strict=True)
-    with pytest.raises(ExportError, match="torch.export could not export"):
+    # torch.export's own error, as torch-mlir's users get it.
+    with pytest.raises(RuntimeError, match="must have same reduction dim"):
         fx.export_and_import(model, torch.randn(2, 5))  # 5 features for a 16-wide layer
+
+
+def test_importer_errors_are_torch_mlirs_own():
+    """torch-mlir's users catch the importer's ValueError for an as_strided view
+    of an input of dynamic size, which it cannot import."""
+
+    class Strided(torch.nn.Module):
+        def forward(self, x):
+            return torch.ops.aten.as_strided.default(x, [2], [1], 0)
+
+    with pytest.raises(ValueError, match="`base.shape` must be static before Torch IR import"):
+        fx.export_and_import(
+            Strided(),
+            torch.arange(10, dtype=torch.float32),
+            dynamic_shapes={"x": {0: torch.export.Dim("n", min=3, max=64)}},
+        )
+
+
+def test_the_importers_classes_and_table_through_fx():
+    from lighthouse.extras import fx_decomp_util, fx_importer
+
+    assert fx.FxImporter is fx_importer.FxImporter
+    assert fx.FxImporterHooks is fx_importer.FxImporterHooks
+    assert fx.get_decomposition_table is fx_decomp_util.get_decomposition_table
