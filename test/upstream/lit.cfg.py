@@ -1,9 +1,12 @@
-# lit configuration for upstream MLIR's `mlir/test/python` suite, run against
-# the lighthouse package. It is not used in place: test_upstream_suite.py
-# copies the suite into a temporary directory, rewrites `mlir` package
-# references to `lighthouse`, and drops this file at the copy's root.
+# lit configuration for the suites of other projects run against the
+# lighthouse package: upstream MLIR's `mlir/test/python` (test_upstream_suite.py)
+# and torch-mlir's importer tests (test_torch_mlir_importers.py). It is not
+# used in place: the test copies the suite into a temporary directory,
+# rewrites the other project's package references to lighthouse's, and drops
+# this file at the copy's root.
 #
 # Params (--param NAME=VALUE):
+#   suite                mlir (default) or torch-mlir
 #   llvm_bin             directory holding FileCheck (default /usr/lib/llvm-22/bin)
 #   mlir_runner_utils    path of libmlir_runner_utils.so (default: lighthouse's)
 #   mlir_c_runner_utils  path of libmlir_c_runner_utils.so (default: lighthouse's)
@@ -15,14 +18,21 @@ import sys
 
 import lit.formats
 
-config.name = "lighthouse-upstream-python"
+suite = lit_config.params.get("suite", "mlir")
+if suite not in ("mlir", "torch-mlir"):
+    lit_config.fatal(f"unknown suite {suite!r} (--param suite=mlir or torch-mlir)")
+config.name = {"mlir": "lighthouse-upstream-python", "torch-mlir": "torch-mlir-importers"}[suite]
 # lit's internal shell: external execution is deprecated as of lit 23.
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".py"]
+# torch-mlir's ONNX tests run the import tool from `.runlit` files.
+config.suffixes = [".py", ".runlit"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = config.test_source_root
 # A set: the suite's lit.local.cfg files call `config.excludes.add(...)`.
-config.excludes = {"lit.cfg.py", "lit.local.cfg", "CMakeLists.txt", "lib", "__pycache__"}
+# torch-mlir's ONNX tests write into `output`.
+config.excludes = {"lit.cfg.py", "lit.local.cfg", "CMakeLists.txt", "lib", "__pycache__", "output"}
+# Read by torch-mlir's lit.local.cfg files.
+config.host_os = platform.system()
 
 # Flags read by the suite's lit.local.cfg files. Integration tests need the
 # test-only MLIR tools and libraries, which lighthouse does not ship.
@@ -40,8 +50,10 @@ if os.environ.get("PYTHONPATH"):
     config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
 
 # Upstream MLIR runs FileCheck with variable scoping on; some CHECK lines
-# depend on it (ir/value.py explicitly turns it off for itself).
-config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
+# depend on it (ir/value.py explicitly turns it off for itself). torch-mlir
+# does not.
+if suite == "mlir":
+    config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
 
 # The bindings run in the same interpreter as lit (the one lighthouse is
 # installed into). Quoted in case the path has spaces.

@@ -6,16 +6,15 @@ run with lit using this directory's lit.cfg.py. Per-file results are compared
 with expected_failures.txt.
 """
 
-import json
-import os
 import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from lit_suites import PASS_CODES, SKIP_CODES, parse_expected_failures, run_lit
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent
@@ -26,7 +25,6 @@ EXPECTED_FAILURES = HERE / "expected_failures.txt"
 SUITE_SUBDIR = Path("mlir", "test", "python")
 CATEGORIES = ("not-shipped", "failing")
 MIN_PASS_RATE = 0.95
-LIT_TIMEOUT_S = 3600  # lit has no per-test timeout without psutil; guard against hangs.
 
 # Submodules of the `mlir` package that the suite refers to.
 _SUBMODULES = (
@@ -48,10 +46,6 @@ _IMPORT_RE = re.compile(r"\b(from|import)(\s+)mlir\b(?![-\w])")
 _PATH_RE = re.compile(r"\bmlir(?=\[\[SEP\]\]dialects\[\[SEP\]\])")
 # Class paths in CHECK patterns, e.g. `<mlir.{{.+}}.RegionIterator`.
 _REPR_RE = re.compile(r"<mlir(?=\.\{\{)")
-
-# lit result codes that count as passing (XFAIL: upstream marks it expected).
-_PASS_CODES = {"PASS", "XFAIL"}
-_SKIP_CODES = {"UNSUPPORTED"}
 
 
 def rewrite_mlir_package_refs(text: str) -> str:
@@ -80,25 +74,6 @@ def prepare_suite(src: Path, dst: Path) -> None:
     shutil.copy2(LIT_CFG, dst / "lit.cfg.py")
 
 
-def parse_expected_failures(path: Path) -> dict:
-    """Returns {relative path: (category, reason)}."""
-    entries = {}
-    for lineno, line in enumerate(path.read_text().splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = [p.strip() for p in line.split(":", 2)]
-        if len(parts) != 3 or parts[1] not in CATEGORIES or not parts[2]:
-            raise ValueError(
-                f"{path.name}:{lineno}: expected "
-                f"'path.py: <{'|'.join(CATEGORIES)}>: reason', got {line!r}"
-            )
-        if parts[0] in entries:
-            raise ValueError(f"{path.name}:{lineno}: duplicate entry {parts[0]}")
-        entries[parts[0]] = (parts[1], parts[2])
-    return entries
-
-
 def source_root() -> Path:
     proc = subprocess.run([sys.executable, str(FETCH_SCRIPT)], capture_output=True, text=True)
     assert proc.returncode == 0, f"{FETCH_SCRIPT.name} failed:\n{proc.stdout}\n{proc.stderr}"
@@ -107,29 +82,8 @@ def source_root() -> Path:
     return Path(lines[-1].strip())
 
 
-def run_lit(suite: Path, report: Path) -> tuple:
-    # `-m lit` only works with lit releases that ship lit/__main__.py.
-    cmd = [
-        sys.executable,
-        "-c",
-        "import sys; from lit.main import main; sys.exit(main())",
-        "-v",
-        "-o",
-        str(report),
-        str(suite),
-    ]
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(
-            cmd, capture_output=True, text=True, env=dict(os.environ), timeout=LIT_TIMEOUT_S
-        )
-    except subprocess.TimeoutExpired as e:
-        pytest.fail(f"lit did not finish within {LIT_TIMEOUT_S}s:\n{e.stdout}\n{e.stderr}")
-    return proc, time.monotonic() - start
-
-
 def test_upstream_python_suite(tmp_path, capsys):
-    expected = parse_expected_failures(EXPECTED_FAILURES)
+    expected = parse_expected_failures(EXPECTED_FAILURES, CATEGORIES)
 
     # Fail early with a clear message rather than every test failing on import.
     probe = subprocess.run(
@@ -143,36 +97,16 @@ def test_upstream_python_suite(tmp_path, capsys):
     suite = tmp_path / "test" / "python"
     prepare_suite(src, suite)
 
-    report = tmp_path / "lit-results.json"
-    proc, elapsed = run_lit(suite, report)
-    lit_log = (
-        f"lit exited with {proc.returncode}\n--- stdout ---\n{proc.stdout[-20000:]}"
-        f"\n--- stderr ---\n{proc.stderr[-20000:]}"
-    )
-    # lit exits 1 when tests fail; anything else, or no report, is a lit problem.
-    assert proc.returncode in (0, 1) and report.is_file(), (
-        f"lit did not complete (crash, config error or no tests found)\n{lit_log}"
-    )
-
-    results, outputs = {}, {}
-    for t in json.loads(report.read_text())["tests"]:
-        # Names are "<suite name> :: <path in suite>".
-        path = t["name"].split(" :: ", 1)[-1]
-        results[path] = t["code"]
-        outputs[path] = t.get("output", "")
-    assert results, f"lit discovered no tests\n{lit_log}"
-
-    failed = {p for p, c in results.items() if c not in _PASS_CODES | _SKIP_CODES}
-    # A non-zero exit without failing tests means lit itself reported an error.
-    assert failed or proc.returncode == 0, f"lit reported an error\n{lit_log}"
+    results, outputs, _, elapsed = run_lit(suite, tmp_path / "lit-results.json")
+    failed = {p for p, c in results.items() if c not in PASS_CODES | SKIP_CODES}
     unexpected = sorted(failed - expected.keys())
-    now_passing = sorted(p for p in expected if results.get(p) in _PASS_CODES)
+    now_passing = sorted(p for p in expected if results.get(p) in PASS_CODES)
     missing = sorted(p for p in expected if p not in results)
-    unsupported_listed = sorted(p for p in expected if results.get(p) in _SKIP_CODES)
+    unsupported_listed = sorted(p for p in expected if results.get(p) in SKIP_CODES)
 
     not_shipped = {p for p, (cat, _) in expected.items() if cat == "not-shipped"}
-    counted = [p for p, c in results.items() if c not in _SKIP_CODES and p not in not_shipped]
-    passed = [p for p in counted if results[p] in _PASS_CODES]
+    counted = [p for p, c in results.items() if c not in SKIP_CODES and p not in not_shipped]
+    passed = [p for p in counted if results[p] in PASS_CODES]
     rate = len(passed) / len(counted) if counted else 0.0
     codes = {}
     for c in results.values():

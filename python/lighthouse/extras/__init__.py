@@ -21,6 +21,11 @@ Because no torch operation is registered, the importers emit every ATen call
 as `torch.operator {name = "torch.aten..."}`, as torch-mlir does for operators
 it has no definition of. `lighthouse.ingress.torch` turns them into named ops
 and lowers the IR to upstream dialects with torch-mlir's passes.
+
+torch-mlir's front doors over these importers are lighthouse's own:
+`lighthouse.extras.fx` (`export_and_import`), `lighthouse.extras.tools.import_onnx`
+(the command), and `lighthouse.dialects.torch` (`register_dialect`, which
+registers the stand-in).
 """
 
 import importlib.abc
@@ -33,6 +38,7 @@ from pathlib import Path
 from .. import ir
 from .._mlir_libs import get_dialect_registry
 from .._mlir_libs._lighthouse import register_opaque_torch_dialect
+from ..dialects import torch as torch_dialect
 from .._version import TORCH_MLIR_VERSION
 
 __all__ = ["TORCH_MLIR_MODULES", "prepare_context"]
@@ -43,10 +49,7 @@ TORCH_MLIR_MODULES = ("fx_importer", "onnx_importer", "fx_as_strided", "fx_decom
 
 def prepare_context(context: ir.Context) -> ir.Context:
     """Makes `context`, created before this package was imported, accept torch IR."""
-    registry = ir.DialectRegistry()
-    register_opaque_torch_dialect(registry)
-    context.append_dialect_registry(registry)
-    context.load_all_available_dialects()
+    torch_dialect.register_dialect(context)
     return context
 
 

@@ -22,6 +22,8 @@ of a model before anything else), `values` (graph helpers).
 """
 
 import os
+import shutil
+import tempfile
 from typing import Callable, Iterable, Optional, Set, Tuple, Union
 
 from ... import ir
@@ -31,7 +33,7 @@ from .fold import expand_functions
 from .prepare import prepared
 from .rules import ON_LOWERING_ERROR, Site, declined, has_rules
 from .places import ModelPlaces, all_nodes, locate_the_unlocated, subgraphs
-from .validate import validated
+from .validate import refuse_axes_out_of_range, validated
 from ...errors import ExchangeError, ImporterError, IngressError, LoweringCrash, LoweringError
 from ..torch_mlir import import_context, importer_failure, require
 from ..torch_mlir.unsigned import STAGE as UNSIGNED_CHECK
@@ -45,6 +47,7 @@ __all__ = [
     "LoweringError",
     "load",
     "import_and_lower",
+    "import_loaded",
     "import_model",
     "lower_to_linalg",
     "to_linalg",
@@ -74,6 +77,9 @@ def load(
     data_dir: Optional[Union[str, os.PathLike]] = None,
     opset_version: Optional[int] = None,
     infer_shapes: bool = True,
+    data_prop: bool = True,
+    temp_dir: Optional[Union[str, os.PathLike]] = None,
+    keep_temps: bool = False,
 ) -> "onnx.ModelProto":
     """Loads and checks an ONNX model, ready for import.
 
@@ -85,6 +91,12 @@ def load(
       infer_shapes: gives the model the shapes and types ONNX's inference
         finds (which it runs to check the model anyway), the static shapes
         the importer needs for intermediate values.
+      data_prop: lets shape inference propagate constant values (the
+        shapes computed by Shape, Slice, Concat, ...).
+      temp_dir: where to write the files that check and infer shapes of a
+        model over protobuf's 2 GB (ONNX does so only from files): a new
+        folder in it; by default in the system's temporary folder.
+      keep_temps: keeps those files.
 
     The model is checked as strictly as onnxruntime refuses models
     (`validate`): ONNX's checker, its shape and type inference in strict
@@ -99,7 +111,7 @@ def load(
         proto = model
         source = "the model"
         if data_dir is not None:
-            onnx.load_external_data_for_model(proto, os.fspath(data_dir))
+            _load_external_data(proto, os.fspath(data_dir), source)
     elif isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
         source = path
@@ -109,27 +121,32 @@ def load(
             proto = onnx.load(path, load_external_data=False)
         except Exception as error:  # protobuf's DecodeError and friends
             raise ValueError(f"{path} is not a valid ONNX model: {error}") from None
-        try:
-            onnx.load_external_data_for_model(
-                proto, os.fspath(data_dir) if data_dir else os.path.dirname(os.path.abspath(path))
-            )
-        except OSError as error:
-            raise FileNotFoundError(f"external data of {path} not found: {error}") from None
+        _load_external_data(
+            proto, os.fspath(data_dir) if data_dir else os.path.dirname(os.path.abspath(path)), path
+        )
     else:
         raise TypeError(f"expected a path or an onnx.ModelProto, got {type(model).__name__}")
 
-    if not proto.graph.node and not proto.graph.output:
+    graph = proto.graph
+    if not graph.node and not graph.output and not graph.initializer:
         raise ValueError(f"{source} is not a valid ONNX model: it has no graph")
     not_utf8 = _string_not_utf8(proto)
     if not_utf8:
         raise ValueError(f"{source} is not a valid ONNX model: {not_utf8}")
     try:
-        onnx.checker.check_model(proto)
+        # ONNX checks and infers a model over protobuf's 2 GB only from files.
+        large = proto.ByteSize() > onnx.checker.MAXIMUM_PROTOBUF
+        if not large:
+            onnx.checker.check_model(proto)
         if opset_version is not None:
             proto = onnx.version_converter.convert_version(proto, opset_version)
         # Named first, so that ONNX's messages name the node too.
         named = _name_nodes(proto, owned=proto is not model)
-        inferred = validated(named, source)
+        if large:
+            inferred = _checked_in_files(named, data_prop, temp_dir, keep_temps)
+            refuse_axes_out_of_range(inferred, source)
+        else:
+            inferred = validated(named, source, data_prop)
     except onnx.checker.ValidationError as error:
         raise ValueError(f"{source} fails ONNX's checker: {error}") from None
     except UnicodeDecodeError as error:
@@ -140,6 +157,49 @@ def load(
             f"that is not UTF-8 ({error})"
         ) from None
     return inferred if infer_shapes else named
+
+
+def _load_external_data(proto: "onnx.ModelProto", folder: str, source: str) -> None:
+    """Reads the tensors `proto` stores as external data, from `folder`.
+
+    Raises:
+      FileNotFoundError: a tensor's file is missing; ONNX refuses a location
+        that is not a file in `folder` with the same error as a missing one.
+    """
+    try:
+        onnx.load_external_data_for_model(proto, folder)
+    except (OSError, onnx.checker.ValidationError) as error:
+        raise FileNotFoundError(
+            f"external data of {source} not found in {folder}: {error}"
+        ) from None
+
+
+def _checked_in_files(
+    proto: "onnx.ModelProto", data_prop: bool, temp_dir, keep_temps: bool
+) -> "onnx.ModelProto":
+    """`proto`, over protobuf's size limit, checked and its shapes inferred
+    strictly (as `validate` does) through files, as ONNX does for such
+    models: saved with its tensors as external data in a new folder in
+    `temp_dir`, which is removed unless `keep_temps`."""
+    folder = tempfile.mkdtemp(prefix="lighthouse-onnx-", dir=temp_dir)
+    try:
+        path = os.path.join(folder, "model.onnx")
+        saved = onnx.ModelProto()
+        saved.CopyFrom(proto)
+        onnx.save(
+            saved, path, save_as_external_data=True, location="model.data", convert_attribute=True
+        )
+        onnx.checker.check_model(path)
+        inferred_path = os.path.join(folder, "inferred.onnx")
+        onnx.shape_inference.infer_shapes_path(
+            path, inferred_path, check_type=True, strict_mode=True, data_prop=data_prop
+        )
+        inferred = onnx.load(inferred_path, load_external_data=False)
+        onnx.load_external_data_for_model(inferred, folder)
+        return inferred
+    finally:
+        if not keep_temps:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _string_not_utf8(message, path: str = "model") -> Optional[str]:
@@ -209,18 +269,31 @@ def import_model(
     constants alone are imported as constants (`fold_constants`).
     """
     expanded = prepared(expand_functions(load(model, **load_options), expand))
-    return _import(_name_nodes(expanded, owned=False), context)
+    return import_loaded(_name_nodes(expanded, owned=False), context)
 
 
-def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Module:
-    """Imports `proto` with torch-mlir's importer.
+def import_loaded(
+    proto: "onnx.ModelProto",
+    context: Optional[ir.Context] = None,
+    *,
+    config: Optional["onnx_importer.Config"] = None,
+    verify: bool = True,
+) -> ir.Module:
+    """Imports `proto`, as `load` gives it, with torch-mlir's importer, as it
+    is: no op expanded, nothing folded (`import_model` prepares the model).
+
+    Args:
+      context: the context to import into (the current one, else a new one).
+      config: the importer's `onnx_importer.Config`.
+      verify: verifies the imported module.
 
     Raises:
       ImporterError: the importer failed; the message names the node.
     """
     context = import_context(context)
+    proto = _typed_bools_as_bytes(proto)
     try:
-        model_info = onnx_importer.ModelInfo(proto)
+        model_info = onnx_importer.ModelInfo(proto, config=config or onnx_importer.Config())
         module = model_info.create_module(context=context)
         importer = onnx_importer.NodeImporter.define_function(
             model_info.main_graph, module.operation
@@ -231,8 +304,47 @@ def _import(proto: "onnx.ModelProto", context: Optional[ir.Context]) -> ir.Modul
             error, "ONNX", onnx.NodeProto, lambda node: f"ONNX node {node.name!r} ({node.op_type})"
         ) from error
     locate_the_unlocated(module, proto)
-    module.operation.verify()
+    if verify:
+        module.operation.verify()
     return module
+
+
+def _typed_bools_as_bytes(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+    """`proto` with each BOOL tensor it stores as typed values (`int32_data`, as
+    `helper.make_tensor(..., vals=[...])` stores them) stored as bytes, one a
+    value, as ONNX stores them otherwise: a copy when there is one.
+
+    torch-mlir's importer builds an i1 `DenseElementsAttr` of typed BOOL
+    values with `DenseElementsAttr.get(bools, type=i1)`, which MLIR 22's
+    bindings refuse (ValueError: given the type, they copy one byte a value
+    where MLIR packs eight); of bytes, it builds a resource."""
+
+    def typed_bools(model):
+        nodes = all_nodes(model.graph)
+        for function in model.functions:
+            nodes += all_nodes(function)
+        graphs = [model.graph] + [graph for node in nodes for _, graph in subgraphs(node)]
+        tensors = [tensor for graph in graphs for tensor in graph.initializer]
+        for attribute in (attribute for node in nodes for attribute in node.attribute):
+            if attribute.type == onnx.AttributeProto.TENSOR:
+                tensors.append(attribute.t)
+            tensors.extend(attribute.tensors)
+        return [
+            tensor
+            for tensor in tensors
+            if tensor.data_type == onnx.TensorProto.BOOL
+            and not tensor.HasField("raw_data")
+            and tensor.data_location != onnx.TensorProto.EXTERNAL
+        ]
+
+    if not typed_bools(proto):
+        return proto
+    copy = onnx.ModelProto()
+    copy.CopyFrom(proto)
+    for tensor in typed_bools(copy):
+        tensor.raw_data = bytes(1 if value else 0 for value in tensor.int32_data)
+        tensor.ClearField("int32_data")
+    return copy
 
 
 def _defined_as_functions(ops: Iterable[str], proto: "onnx.ModelProto") -> Set[str]:
@@ -297,7 +409,7 @@ def import_and_lower(
     expanded: Set[str] = set()
     converted = False
     while True:
-        raw = run_stage("import", lambda: _import(proto, context))
+        raw = run_stage("import", lambda: import_loaded(proto, context))
         try:
             return raw, run_stage(
                 "lower-to-linalg", lambda: lower_to_linalg(raw, time_limit=time_limit)

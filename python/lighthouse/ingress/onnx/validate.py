@@ -18,7 +18,7 @@ from ..torch_mlir import require
 
 onnx = require("onnx", "onnx")
 
-__all__ = ["validated"]
+__all__ = ["refuse_axes_out_of_range", "validated"]
 
 #: What ONNX's inference raises when it refuses a model: its own errors,
 #: and ValueError for some (a Cast to an element type it does not have).
@@ -43,7 +43,9 @@ def _dimensions(rank: int, axes: list) -> Tuple[int, int]:
     return -rank, rank - 1
 
 
-def validated(proto: "onnx.ModelProto", source: str) -> "onnx.ModelProto":
+def validated(
+    proto: "onnx.ModelProto", source: str, data_prop: bool = True
+) -> "onnx.ModelProto":
     """`proto`, which passes ONNX's checker, with its shapes and types
     inferred by ONNX in strict mode (ONNX's full check of a model, with
     data propagation added).
@@ -65,19 +67,19 @@ def validated(proto: "onnx.ModelProto", source: str) -> "onnx.ModelProto":
     # which `load` runs, and this inference without data propagation: run
     # once, it is also the inference that gives the importer its shapes.
     try:
-        inferred = _strictly_inferred(proto)
+        inferred = _strictly_inferred(proto, data_prop)
     except INFERENCE_ERRORS as error:
-        inferred = _inferred_with_defaults(proto)
+        inferred = _inferred_with_defaults(proto, data_prop)
         if inferred is None:
             _refuse_naming_the_node(proto, source)
             raise ValueError(f"{source} fails ONNX's shape and type inference: {error}") from None
-    _refuse_axes_out_of_range(inferred, source)
+    refuse_axes_out_of_range(inferred, source)
     return inferred
 
 
-def _strictly_inferred(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+def _strictly_inferred(proto: "onnx.ModelProto", data_prop: bool) -> "onnx.ModelProto":
     return onnx.shape_inference.infer_shapes(
-        proto, check_type=True, strict_mode=True, data_prop=True
+        proto, check_type=True, strict_mode=True, data_prop=data_prop
     )
 
 
@@ -89,7 +91,7 @@ def _refuse_naming_the_node(proto: "onnx.ModelProto", source: str) -> None:
         lenient = onnx.shape_inference.infer_shapes(proto, data_prop=True)
     except INFERENCE_ERRORS:
         return  # ONNX's message alone, then.
-    _refuse_axes_out_of_range(lenient, source)
+    refuse_axes_out_of_range(lenient, source)
     _refuse_unknown_element_types(lenient, source)
     _refuse_types_outside_schemas(lenient, source)
     _refuse_outputs_declared_otherwise(lenient, source)
@@ -105,7 +107,9 @@ def _schema(node, opset: Optional[int]) -> Optional["onnx.defs.OpSchema"]:
         return None
 
 
-def _inferred_with_defaults(proto: "onnx.ModelProto") -> Optional["onnx.ModelProto"]:
+def _inferred_with_defaults(
+    proto: "onnx.ModelProto", data_prop: bool
+) -> Optional["onnx.ModelProto"]:
     """A copy of `proto` whose nodes have the attributes they leave out set
     to their defaults, strictly inferred; None if no node leaves one out, or
     ONNX's inference refuses the copy too."""
@@ -131,7 +135,7 @@ def _inferred_with_defaults(proto: "onnx.ModelProto") -> Optional["onnx.ModelPro
     for index, defaults in missing:
         nodes[index].attribute.extend(defaults)
     try:
-        return _strictly_inferred(copy)
+        return _strictly_inferred(copy, data_prop)
     except INFERENCE_ERRORS:
         return None
 
@@ -200,7 +204,7 @@ def _axes_of(node, schema, constants, source: str) -> Iterator[Tuple[str, list]]
             yield where, value.reshape(-1).tolist()
 
 
-def _refuse_axes_out_of_range(proto: "onnx.ModelProto", source: str) -> None:
+def refuse_axes_out_of_range(proto: "onnx.ModelProto", source: str) -> None:
     """Raises a ValueError naming the first node with an axis attribute, or
     an input of axes that is a constant, outside the range of the dimensions
     it indexes, of ranks `proto`'s inference knows."""

@@ -121,9 +121,8 @@ def test_rms_normalization_expanded_and_its_axes_folded(axis):
         # ... nor its function as such: ReduceMean's axes come from Range.
         with pytest.raises(onnx_ingress.LoweringError) as info:
             onnx_ingress.lower_to_linalg(
-                onnx_ingress._import(
-                    _onnx_fold.expand_functions(onnx_ingress.load(proto), ["RMSNormalization"]),
-                    None,
+                onnx_ingress.import_loaded(
+                    _onnx_fold.expand_functions(onnx_ingress.load(proto), ["RMSNormalization"])
                 )
             )
         assert info.value.ops == ["onnx.ReduceMean"]

@@ -1,0 +1,1 @@
+"""Command-line tools of torch-mlir's importers, over lighthouse: `import_onnx`."""
