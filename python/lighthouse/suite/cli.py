@@ -14,6 +14,8 @@ process that is replaced when it dies), compile time and call latency.
   lh-suite list                         the installed corpora and compilers
   lh-suite run --corpus onnx-node --compiler lighthouse:default,onnxruntime \\
                --sample 100 -o node.jsonl
+  lh-suite run ... --shard 2/4 -o node-2.jsonl    (one of 4 machines)
+  lh-suite merge node-*.jsonl -o node.jsonl
   lh-suite report node.jsonl --html node.html
   lh-suite compare before.jsonl after.jsonl
   lh-suite expect node.jsonl --into test/conformance
@@ -77,6 +79,7 @@ def command_run(args: argparse.Namespace) -> int:
     from .._progress import Progress
     from .records import ResultsWriter, read_results, run_record
     from .runner import RunOptions, Task, run, select_cases
+    from .shards import case_durations, parse_shard, shard_of
 
     corpora = _split(args.corpus)
     compilers = _split(args.compiler) or compiler_names()
@@ -86,13 +89,22 @@ def command_run(args: argparse.Namespace) -> int:
     jobs = max(1, min(args.jobs, os.cpu_count() or 1))
     if jobs != args.jobs:
         _log(f"lh-suite: --jobs {args.jobs} lowered to {jobs}, the number of cores")
-    tasks = []
+    shard = parse_shard(args.shard) if args.shard else None
+    durations = case_durations(read_results(args.durations)[1]) if args.durations else None
+    tasks, corpus_options = [], {}
     for name in corpora:
-        options = _corpus_options(args, name)
+        options = corpus_options[name] = _corpus_options(args, name)
         corpus = create_corpus(name, **options)
         corpus.prepare(_log)
         cases = select_cases(corpus.cases(), args.only, args.sample, args.seed)
         tasks += [Task(name, options, info, compilers) for info in cases]
+    if shard:
+        shards = shard_of([(t.corpus, t.info.name) for t in tasks], shard[1], durations)
+        tasks = [t for t in tasks if shards[(t.corpus, t.info.name)] == shard[0] - 1]
+        _log(
+            f"lh-suite: shard {args.shard}"
+            + (f", balanced by {args.durations}" if durations else "")
+        )
     done = set()
     if args.resume and os.path.isfile(args.output):
         done = {(r["corpus"], r["case"]) for r in read_results(args.output)[1]}
@@ -111,8 +123,20 @@ def command_run(args: argparse.Namespace) -> int:
         rounds=args.rounds if timed else None,
         budget=args.budget,
     )
+    # What must agree for results to be of one run (lh-suite merge).
+    settings = {
+        "only": args.only,
+        "sample": args.sample,
+        "seed": args.seed,
+        "timeout": args.timeout,
+        "rounds": args.rounds if timed else None,
+        "budget": args.budget if timed else None,
+        "corpus_options": corpus_options,
+    }
     writer = ResultsWriter(
-        args.output, run_record(corpora, compilers, threads, sys.argv, timed), append=bool(done)
+        args.output,
+        run_record(corpora, compilers, threads, sys.argv, timed, settings, shard),
+        append=bool(done),
     )
     try:
         run(tasks, options, writer, Progress(len(tasks)))
@@ -154,6 +178,21 @@ def command_report(args: argparse.Namespace) -> int:
             with open(path, "w") as f:
                 f.write(render(summary))
             _log(f"lh-suite: wrote {path}")
+    return 0
+
+
+def command_merge(args: argparse.Namespace) -> int:
+    from .records import ResultsWriter
+    from .shards import merge_shards
+
+    run, records = merge_shards(args.shards, force=args.force)
+    writer = ResultsWriter(args.output, run)
+    try:
+        for record in records:
+            writer.write(record)
+    finally:
+        writer.close()
+    _log(f"lh-suite: {len(records)} records of {len(args.shards)} shards -> {args.output}")
     return 0
 
 
@@ -272,6 +311,16 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
     run_parser.add_argument(
         "--expect", metavar="DIR", help="check against the expectations files in DIR"
     )
+    run_parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run the I-th of N parts of the cases, the same parts on every machine",
+    )
+    run_parser.add_argument(
+        "--durations",
+        metavar="RESULTS",
+        help="balance the shards by the case times of this earlier run (default: by name)",
+    )
     if corpus_options:
         _add_corpus_options(run_parser)
     run_parser.set_defaults(handler=command_run)
@@ -320,6 +369,19 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
     )
     compare_parser.add_argument("--markdown", action="store_true", help="print Markdown")
     compare_parser.set_defaults(handler=command_compare)
+
+    merge_parser = commands.add_parser(
+        "merge",
+        help="join the results of a run's shards into one results file",
+        description="Join the results files of `run --shard I/N` for N = 1..N into one "
+        "run; refuses shards of different versions, commits or settings, or missing ones.",
+    )
+    merge_parser.add_argument("shards", nargs="+", metavar="RESULTS")
+    merge_parser.add_argument("-o", "--output", required=True, help="the merged results file")
+    merge_parser.add_argument(
+        "--force", action="store_true", help="merge shards that differ or are missing"
+    )
+    merge_parser.set_defaults(handler=command_merge)
 
     expect_parser = commands.add_parser(
         "expect",

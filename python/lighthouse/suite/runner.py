@@ -55,6 +55,8 @@ class Task:
         self.results: Dict[str, dict] = {}
         self.lost: set = set()  # Compilers that crashed or hung on this case.
         self.invalid: Optional[str] = None
+        self.started: Optional[float] = None  # When a worker first took it.
+        self.seconds: Optional[float] = None  # Its wall time, once complete.
 
     def request(self, timing: Optional[dict]) -> dict:
         """The next request for a worker: the compilers that did not crash or
@@ -148,6 +150,8 @@ class _Worker:
 
     def send(self, task: Task, timing: Optional[dict], timeout: float) -> None:
         self.task = task
+        if task.started is None:
+            task.started = time.monotonic()
         self.current = None
         self.deadline = time.monotonic() + timeout  # Building the case counts too.
         self.log_offset = self.log.seek(0, os.SEEK_END)
@@ -207,6 +211,7 @@ def run(
     idle: List[_Worker] = []
 
     def finish(task: Task) -> None:
+        task.seconds = time.monotonic() - task.started
         records = task.records()
         for record in records:
             writer.write(record)
