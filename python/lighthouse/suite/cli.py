@@ -19,6 +19,8 @@ process that is replaced when it dies), compile time and call latency.
   lh-suite report node.jsonl --html node.html
   lh-suite compare before.jsonl after.jsonl
   lh-suite expect node.jsonl --into test/conformance
+  lh-suite record node.jsonl --db history.sqlite
+  lh-suite history --db history.sqlite --html history.html --check
   lh-suite fuzz --mlir 20000 --onnx 3000 --seed 1 -o fuzz.jsonl
 
 Corpora and compilers are plugins (entry point groups `lighthouse.corpora`
@@ -30,7 +32,10 @@ RUN_EPILOG = """\
 Compilers of one case take turns in interleaved rounds on the same inputs
 and on the same number of threads (--threads); timings are medians. With
 --jobs above 1, cases run side by side and timings are of a loaded machine:
-use --jobs 1 (the default) for timings, more for correctness only.
+use --jobs 1 (the default) for timings, more for correctness only. With
+--executor ray, a case reserves --threads CPUs of its node, so that a node
+of that many cores runs one at a time; without --threads, one CPU, and it
+runs on as many threads as its node has cores.
 Exit status: 0, or 1 when --expect finds a case that should pass and did not.
 """
 
@@ -85,9 +90,13 @@ def command_run(args: argparse.Namespace) -> int:
     compilers = _split(args.compiler) or compiler_names()
     for spec in compilers:
         create_compiler(spec)  # An unknown name is an error before anything runs.
-    threads = args.threads or os.cpu_count() or 1
+    distributed = args.executor == "ray"
+    if args.address and not distributed:
+        raise ValueError("--address is the Ray cluster's: give it with --executor ray")
+    # On a cluster, each node's cores unless given (0).
+    threads = args.threads or (0 if distributed else os.cpu_count() or 1)
     jobs = max(1, min(args.jobs, os.cpu_count() or 1))
-    if jobs != args.jobs:
+    if jobs != args.jobs and not distributed:
         _log(f"lh-suite: --jobs {args.jobs} lowered to {jobs}, the number of cores")
     shard = parse_shard(args.shard) if args.shard else None
     durations = case_durations(read_results(args.durations)[1]) if args.durations else None
@@ -110,11 +119,15 @@ def command_run(args: argparse.Namespace) -> int:
         done = {(r["corpus"], r["case"]) for r in read_results(args.output)[1]}
         tasks = [t for t in tasks if (t.corpus, t.info.name) not in done]
     timed = not args.no_timing
+    where = (
+        f"on the Ray cluster {args.address or 'of this machine'}, "
+        + (f"{threads} threads a case" if threads else "each node's cores as threads")
+        if distributed
+        else f"{threads} threads, {jobs} job(s)"
+    )
     _log(
         f"lh-suite: {len(tasks)} cases x {len(compilers)} compilers "
-        f"({', '.join(compilers)}), {threads} threads, {jobs} job(s)"
-        + ("" if timed else ", untimed")
-        + f" -> {args.output}"
+        f"({', '.join(compilers)}), {where}" + ("" if timed else ", untimed") + f" -> {args.output}"
     )
     options = RunOptions(
         threads=threads,
@@ -132,6 +145,7 @@ def command_run(args: argparse.Namespace) -> int:
         "rounds": args.rounds if timed else None,
         "budget": args.budget if timed else None,
         "corpus_options": corpus_options,
+        "executor": args.executor,
     }
     writer = ResultsWriter(
         args.output,
@@ -139,7 +153,12 @@ def command_run(args: argparse.Namespace) -> int:
         append=bool(done),
     )
     try:
-        run(tasks, options, writer, Progress(len(tasks)))
+        if distributed:
+            from .distributed import run_on_ray
+
+            run_on_ray(tasks, options, writer, Progress(len(tasks)), args.address)
+        else:
+            run(tasks, options, writer, Progress(len(tasks)))
     finally:
         writer.close()
     if args.expect:
@@ -196,6 +215,34 @@ def command_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_record(args: argparse.Namespace) -> int:
+    from .history import record
+
+    for path, run_id in record(args.db, args.results, commit=args.commit):
+        _log(
+            f"lh-suite: {path} -> run {run_id} of {args.db}"
+            if run_id is not None
+            else f"lh-suite: {path} is recorded in {args.db} already"
+        )
+    return 0
+
+
+def command_history(args: argparse.Namespace) -> int:
+    from .history import check, load
+    from .report.trends import render_check, render_dashboard
+
+    history = load(args.db, last=args.last)
+    if args.html:
+        with open(args.html, "w") as f:
+            f.write(render_dashboard(history, baseline=args.baseline))
+        _log(f"lh-suite: wrote {args.html} ({len(history.runs)} runs)")
+    if not args.check:
+        return 0
+    regressions = check(history, window=args.window, band=args.band)
+    print(render_check(history, regressions))
+    return 1 if regressions else 0
+
+
 def command_compare(args: argparse.Namespace) -> int:
     from . import compare
 
@@ -240,6 +287,24 @@ def command_list(args: argparse.Namespace) -> int:
         for name in compiler_names():
             print(f"  {name}")
     return 0
+
+
+def _add_baseline_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--baseline",
+        default="eager",
+        help="the compiler speeds are relative to (default: %(default)s)",
+    )
+
+
+def _add_db_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        default="lh-suite-history.sqlite",
+        metavar="URL",
+        help="a SQLite file or any SQLAlchemy database URL, e.g. "
+        "postgresql://host/results (default: %(default)s)",
+    )
 
 
 def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
@@ -312,6 +377,17 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
         "--expect", metavar="DIR", help="check against the expectations files in DIR"
     )
     run_parser.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where cases run: worker processes of this machine (--jobs), or on a Ray "
+        "cluster, each in a worker process of its node (default: %(default)s)",
+    )
+    run_parser.add_argument(
+        "--address",
+        help="the Ray cluster's (default: a cluster of this machine, for the run)",
+    )
+    run_parser.add_argument(
         "--shard",
         metavar="I/N",
         help="run the I-th of N parts of the cases, the same parts on every machine",
@@ -332,11 +408,7 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
         "speed against a baseline, failures by op and cause.",
     )
     report_parser.add_argument("results", nargs="+", help="results files")
-    report_parser.add_argument(
-        "--baseline",
-        default="eager",
-        help="the compiler speeds are relative to (default: %(default)s)",
-    )
+    _add_baseline_option(report_parser)
     report_parser.add_argument(
         "--where",
         action="append",
@@ -369,6 +441,48 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
     )
     compare_parser.add_argument("--markdown", action="store_true", help="print Markdown")
     compare_parser.set_defaults(handler=command_compare)
+
+    record_parser = commands.add_parser(
+        "record",
+        help="store results in a history database",
+        description="Store the run of each results file, with its commit, version, "
+        "machine, settings and case records, in a database (lh-suite history reads it).",
+    )
+    record_parser.add_argument("results", nargs="+")
+    _add_db_option(record_parser)
+    record_parser.add_argument(
+        "--commit", help="the commit the runs tested (default: the one each run recorded)"
+    )
+    record_parser.set_defaults(handler=command_record)
+
+    history_parser = commands.add_parser(
+        "history",
+        help="trends and regressions over the recorded runs",
+        description="Render a dashboard of the recorded runs (--html) and check the latest "
+        "against the noise of each case's recent history (--check: exit status 1 on "
+        "regressions).",
+    )
+    _add_db_option(history_parser)
+    history_parser.add_argument("--html", metavar="FILE", help="write the dashboard, one page")
+    _add_baseline_option(history_parser)
+    history_parser.add_argument("--last", type=int, metavar="N", help="only the last N runs")
+    history_parser.add_argument(
+        "--check", action="store_true", help="flag the latest run's cases out of their history"
+    )
+    history_parser.add_argument(
+        "--window",
+        type=int,
+        default=10,
+        metavar="N",
+        help="the earlier runs of a case its noise is measured over (default: %(default)s)",
+    )
+    history_parser.add_argument(
+        "--band",
+        type=float,
+        default=0.05,
+        help="the smallest relative slowdown flagged, whatever the noise (default: %(default)g)",
+    )
+    history_parser.set_defaults(handler=command_history)
 
     merge_parser = commands.add_parser(
         "merge",
@@ -420,7 +534,7 @@ def main(argv=None) -> int:
     args = parser(corpus_options=bool(argv) and argv[0] in ("run", "list")).parse_args(argv)
     try:
         return args.handler(args)
-    except (ValueError, FileNotFoundError) as error:
+    except (ValueError, FileNotFoundError, ImportError) as error:
         print(f"lh-suite: error: {error}", file=sys.stderr)
         return 2
 
