@@ -99,6 +99,8 @@ def command_run(args: argparse.Namespace) -> int:
     if jobs != args.jobs and not distributed:
         _log(f"lh-suite: --jobs {args.jobs} lowered to {jobs}, the number of cores")
     shard = parse_shard(args.shard) if args.shard else None
+    if args.durations and not shard:
+        raise ValueError("--durations balances shards: give it with --shard I/N")
     durations = case_durations(read_results(args.durations)[1]) if args.durations else None
     tasks, corpus_options = [], {}
     for name in corpora:
@@ -229,9 +231,11 @@ def command_record(args: argparse.Namespace) -> int:
 
 def command_history(args: argparse.Namespace) -> int:
     from .history import check, load
-    from .report.trends import render_check, render_dashboard
+    from .report.trends import render_check, render_dashboard, render_runs
 
     history = load(args.db, last=args.last)
+    if not args.html and not args.check:
+        print(render_runs(history))
     if args.html:
         with open(args.html, "w") as f:
             f.write(render_dashboard(history, baseline=args.baseline))
@@ -300,10 +304,10 @@ def _add_baseline_option(parser: argparse.ArgumentParser) -> None:
 def _add_db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
-        default="lh-suite-history.sqlite",
+        default=os.environ.get("LH_SUITE_DB", "lh-suite-history.sqlite"),
         metavar="URL",
         help="a SQLite file or any SQLAlchemy database URL, e.g. "
-        "postgresql://host/results (default: %(default)s)",
+        "postgresql://host/results (default: $LH_SUITE_DB, else %(default)s)",
     )
 
 
@@ -480,7 +484,8 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
         "--band",
         type=float,
         default=0.05,
-        help="the smallest relative slowdown flagged, whatever the noise (default: %(default)g)",
+        help="a time is flagged only this much above the slowest of its history "
+        "(default: %(default)g)",
     )
     history_parser.set_defaults(handler=command_history)
 

@@ -132,6 +132,8 @@ def test_dashboard(plugin_path, history_db, toy_results, tmp_path):
     assert 'href="#run-6">crash' in text and 'href="#run-5">00000005' in text
     for run_id in range(1, 7):
         assert f'id="run-{run_id}"' in text
+    listed = lh_suite(plugin_path, "history", "--db", history_db).stdout
+    assert "6 run(s)" in listed and "00000006" in listed
 
 
 def test_bad_databases_are_clear_errors(plugin_path, history_db, tmp_path):

@@ -73,6 +73,8 @@ def test_bad_shards_are_clear_errors(plugin_path, tmp_path):
             parse_shard(text)
     result = run_cases(plugin_path, tmp_path / "x.jsonl", "--shard", "3/2", check=False)
     assert result.returncode == 2 and "--shard '3/2': expected I/N" in result.stderr
+    result = run_cases(plugin_path, tmp_path / "x.jsonl", "--durations", "x.jsonl", check=False)
+    assert result.returncode == 2 and "give it with --shard" in result.stderr
 
 
 def test_records_of_an_earlier_schema_load_and_of_a_later_one_do_not(tmp_path):

@@ -26,7 +26,7 @@ from .blocks import (
 from ..history import History, Regression, Run
 from ..records import FAILED
 
-__all__ = ["render_check", "render_dashboard"]
+__all__ = ["render_check", "render_dashboard", "render_runs"]
 
 #: The tables list at most this many cases.
 TABLE_ROWS = 25
@@ -82,7 +82,13 @@ def _speed_blocks(history: History, summaries, baseline: str) -> List[Block]:
         lines = {family: families[family] for family in sorted(kept)}
         colors = _colors(sorted(kept), baseline="")
         svg = _svg.line_chart(
-            labels, lines, colors, f"speed of {baseline}", format_ratio, log=True, reference=1.0
+            labels,
+            lines,
+            colors,
+            f"{baseline}'s time over its",
+            format_ratio,
+            log=True,
+            reference=1.0,
         )
         blocks.append(
             Figure(
@@ -144,8 +150,8 @@ def _change_blocks(history: History) -> List[Block]:
                 [
                     Cell("case"),
                     Cell("compiler"),
-                    Cell("before (median)"),
-                    Cell("latest"),
+                    Cell("before (median, ms)"),
+                    Cell("latest (ms)"),
                     Cell("latest / before"),
                 ],
                 [
@@ -271,3 +277,8 @@ def render_check(history: History, regressions: Sequence[Regression]) -> str:
         f"{latest.run.get('started')}) against the {len(history.runs) - 1} run(s) before"
     )
     return to_text([Paragraph(head)] + [Paragraph(r.describe()) for r in regressions])
+
+
+def render_runs(history: History) -> str:
+    """The recorded runs, as text."""
+    return to_text([Paragraph(f"{history.db}: {len(history.runs)} run(s)"), _runs_table(history)])
