@@ -17,7 +17,7 @@ from .._process import end_worker, output_tail, start_worker
 from .._progress import Progress
 from .records import ResultsWriter, case_record, last_words
 
-__all__ = ["RunOptions", "Task", "run", "select_cases"]
+__all__ = ["RunOptions", "Task", "WorkerPool", "run", "select_cases"]
 
 
 class RunOptions:
@@ -180,6 +180,22 @@ class _Worker:
         return status
 
 
+class WorkerPool:
+    """Worker processes kept from one `run` to the next, so that each case
+    does not pay for starting one (a Ray node's runner takes a case at a
+    time): the idle ones, and the selector their event pipes are registered
+    with."""
+
+    def __init__(self):
+        self.selector = selectors.DefaultSelector()
+        self.idle: List[_Worker] = []
+
+    def close(self) -> None:
+        for worker in self.idle:
+            worker.stop(kill=False)
+        self.idle.clear()
+
+
 def _loss_record(
     status: str, worker: _Worker, returncode: Optional[int], timeout: float, when: str
 ) -> dict:
@@ -200,15 +216,21 @@ def _loss_record(
 
 
 def run(
-    tasks: Iterable[Task], options: RunOptions, writer: ResultsWriter, progress: Progress
+    tasks: Iterable[Task],
+    options: RunOptions,
+    writer: ResultsWriter,
+    progress: Progress,
+    pool: Optional[WorkerPool] = None,
 ) -> None:
     """Runs `tasks` on `options.jobs` workers; writes each case's records to
-    `writer` when the case is complete."""
+    `writer` when the case is complete. The workers are `pool`'s, which
+    keeps those left idle, or the run's own, stopped at its end."""
     timing = options.timing()
     pending = collections.deque(tasks)
-    selector = selectors.DefaultSelector()
-    workers: List[_Worker] = []
-    idle: List[_Worker] = []
+    kept = pool is not None
+    pool = pool or WorkerPool()
+    selector, idle = pool.selector, pool.idle
+    workers: List[_Worker] = list(idle)
 
     def finish(task: Task) -> None:
         task.seconds = time.monotonic() - task.started
@@ -279,7 +301,8 @@ def run(
             progress.tick()
     finally:
         for worker in workers:
-            worker.stop(kill=bool(worker.task))
+            if worker.task or not kept:
+                worker.stop(kill=bool(worker.task))
 
 
 def _apply(worker: _Worker, event: dict, options: RunOptions, timing: Optional[dict]) -> str:

@@ -3,7 +3,7 @@ corpus and compiler over the runs, speed relative to a baseline compiler per
 family over the runs, the cases that slowed down most and the newly failing
 ones, and the runs, each linked from what came of it."""
 
-import html
+import os
 import statistics
 from typing import Dict, List, Sequence, Tuple
 
@@ -210,7 +210,7 @@ def _runs_table(history: History) -> Table:
         rows.append(
             [
                 Cell(f"run {run.id}", anchor=f"run-{run.id}"),
-                Cell(record.get("commit") or "-"),
+                Cell((record.get("commit") or "-")[:12]),
                 Cell(record.get("started") or "-"),
                 Cell(record.get("lighthouse") or "-"),
                 Cell(record.get("machine") or "-", note=f"{record.get('threads')} threads"),
@@ -219,7 +219,7 @@ def _runs_table(history: History) -> Table:
                     note=", ".join(record.get("corpora", [])),
                 ),
                 Cell(f"{format_count(statuses)}/{format_count(len(run.cases))}"),
-                Cell(run.source, link="file://" + html.escape(run.source)),
+                Cell(os.path.basename(run.source), link="file://" + run.source),
             ]
         )
     return Table(
