@@ -201,6 +201,26 @@ class History:
     db: str
     runs: List[Run]
 
+    def latest(self) -> Tuple[Dict[Tuple[str, str, str], Tuple[Run, dict]], List[Run]]:
+        """The latest result of each case, with its run, of the latest runs:
+        the last one and those just before it of its commit that ran other
+        corpora or compilers (a CI job records a run of each); and the runs
+        before those."""
+        first, kinds = len(self.runs), set()
+        commit = self.runs[-1].run.get("commit") if self.runs else None
+        while first > 0:
+            run = self.runs[first - 1].run
+            kind = (tuple(run.get("corpora", ())), tuple(run.get("compilers", ())))
+            if kind in kinds or (kinds and run.get("commit") != commit):
+                break
+            kinds.add(kind)
+            first -= 1
+        results = {}
+        for run in self.runs[first:]:
+            for key, record in run.cases.items():
+                results[key] = (run, record)
+        return results, self.runs[:first]
+
 
 def load(db: str, last: Optional[int] = None) -> History:
     """The runs of the database `db` (the `last` ones), oldest first."""
@@ -233,7 +253,7 @@ class Regression:
     key: Tuple[str, str, str]  # (corpus, case, compiler)
     kind: str
     latest: dict
-    run: Run  # The latest run, which the case's latest result is of.
+    run: Run  # The run the case's latest result is of.
     earlier: List[Run]  # The runs the band was measured over.
     median: Optional[float] = None
     limit: Optional[float] = None
@@ -264,16 +284,15 @@ def timing_band(values: Sequence[float], band: float) -> Tuple[float, float]:
 
 
 def check(history: History, window: int = 10, band: float = 0.05) -> List[Regression]:
-    """The cases of the latest run whose result is out of their history over
-    the `window` runs before that ran them: one that fails where it passed in
-    each of those runs; one slower than `timing_band` of its times in those
-    of them of the same machine and threads (times of other machines are
-    not its noise), once it has `MIN_HISTORY` of them."""
-    if not history.runs:
-        return []
-    latest, earlier_runs = history.runs[-1], history.runs[:-1]
+    """The cases of the latest runs (`History.latest`) whose result is out
+    of their history over the `window` runs before that ran them: one that
+    fails where it passed in each of those runs; one slower than
+    `timing_band` of its times in those of them of the same machine and
+    threads (times of other machines are not its noise), once it has
+    `MIN_HISTORY` of them."""
+    results, earlier_runs = history.latest()
     found = []
-    for key, result in sorted(latest.cases.items()):
+    for key, (latest, result) in sorted(results.items()):
         before = [run for run in earlier_runs if key in run.cases][-window:]
         if not before:
             continue

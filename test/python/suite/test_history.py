@@ -23,16 +23,17 @@ def toy_results(plugin_path, tmp_path_factory):
     return output
 
 
-def write_run(source, path, index, scale=None, status=None):
+def write_run(source, path, index, scale=None, status=None, corpus="toy"):
     """The toy run again as the `index`-th run, of a commit whose short form
     is the index in 8 digits: its times multiplied per (case, compiler) by
-    `scale`, its statuses replaced by `status`'s."""
+    `scale`, its statuses replaced by `status`'s, as a run of `corpus`."""
     runs, records = read_results(str(source))
     run = {**runs[0], "commit": f"{index:08d}" + "a" * 32, "started": f"2026-01-01T{index:08d}"}
+    run["corpora"] = [corpus]
     lines = [run]
     for case in records:
         key = (case["case"], case["compiler"])
-        case = dict(case)
+        case = dict(case, corpus=corpus)
         if case.get("call_seconds"):
             case["call_seconds"] *= (scale or {}).get(key, 1.0)
         if key in (status or {}):
@@ -94,6 +95,19 @@ def test_check_passes_within_noise_and_flags_what_leaves_it(
     assert result.returncode == 1
     assert "2 regression(s)" in result.stdout and "good (toy) on toy" in result.stdout
     assert "mismatch in 00000007" in result.stdout
+
+
+def test_check_takes_every_kind_of_run_of_the_latest_commit(history_db, toy_results, tmp_path):
+    # A CI job records a run of each corpus: a failure in the first is found.
+    failing = write_run(
+        toy_results, tmp_path / "a.jsonl", 6, status={("wrong", "toy:sound"): "mismatch"}
+    )
+    other = write_run(toy_results, tmp_path / "b.jsonl", 6, corpus="other")
+    record(history_db, [failing, other])
+    found = check(load(history_db))
+    assert [(r.key, r.kind, r.run.id) for r in found] == [
+        (("toy", "wrong", "toy:sound"), "fails", 6)
+    ]
 
 
 def test_noisy_history_widens_the_band(toy_results, tmp_path):

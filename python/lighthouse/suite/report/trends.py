@@ -101,12 +101,12 @@ def _speed_blocks(history: History, summaries, baseline: str) -> List[Block]:
 
 
 def _slowed_down(history: History) -> List[Tuple[float, tuple, float, float, Run, Run]]:
-    """The cases of the latest run slower than the median of their earlier
+    """The cases of the latest runs slower than the median of their earlier
     times on the same machine, most first: (ratio, key, median, latest
     seconds, the latest run, the run of the median's nearest time)."""
-    latest, earlier = history.runs[-1], history.runs[:-1]
+    results, earlier = history.latest()
     found = []
-    for key, record in latest.cases.items():
+    for key, (latest, record) in results.items():
         seconds = call_seconds(record)
         before = [
             run
@@ -125,11 +125,11 @@ def _slowed_down(history: History) -> List[Tuple[float, tuple, float, float, Run
 
 
 def _newly_failing(history: History) -> List[Tuple[tuple, dict, Run, Run]]:
-    """The cases failing in the latest run that passed in the run before that
+    """The cases failing in the latest runs that passed in the run before that
     ran them: (key, latest record, the latest run, the run it passed in)."""
-    latest, earlier = history.runs[-1], history.runs[:-1]
+    results, earlier = history.latest()
     found = []
-    for key, record in sorted(latest.cases.items()):
+    for key, (latest, record) in sorted(results.items()):
         before = [run for run in earlier if key in run.cases]
         if record["status"] in FAILED and before and before[-1].cases[key]["status"] == "pass":
             found.append((key, record, latest, before[-1]))
@@ -167,7 +167,7 @@ def _change_blocks(history: History) -> List[Block]:
             )
         )
     else:
-        blocks.append(Paragraph("No case of the latest run is slower than it was before."))
+        blocks.append(Paragraph("No case of the latest runs is slower than it was before."))
     blocks.append(Heading(2, "Newly failing", anchor="failing"))
     failing = _newly_failing(history)
     if failing:
@@ -198,7 +198,7 @@ def _change_blocks(history: History) -> List[Block]:
             )
         )
     else:
-        blocks.append(Paragraph("No case fails in the latest run that passed in the one before."))
+        blocks.append(Paragraph("No case fails in the latest runs that passed in the run before."))
     return blocks
 
 
@@ -271,10 +271,14 @@ def render_check(history: History, regressions: Sequence[Regression]) -> str:
     """What `history --check` found, as text."""
     if not history.runs:
         return f"{history.db}: no runs recorded"
-    latest = history.runs[-1]
+    results, earlier = history.latest()
+    latest = sorted({run.id: run for run, _ in results.values()}.values(), key=lambda r: r.id)
     head = (
-        f"{len(regressions)} regression(s) in run {latest.id} ({latest.label}, started "
-        f"{latest.run.get('started')}) against the {len(history.runs) - 1} run(s) before"
+        f"{len(regressions)} regression(s) in "
+        + ", ".join(
+            f"run {run.id} ({run.label}, started {run.run.get('started')})" for run in latest
+        )
+        + f" against the {len(earlier)} run(s) before"
     )
     return to_text([Paragraph(head)] + [Paragraph(r.describe()) for r in regressions])
 
