@@ -28,10 +28,17 @@ echo "== pytest =="
 echo "== conformance: a sample of the onnx-node and torch-ops corpora (lh-suite) =="
 # Stratified by operation; fails on a case test/conformance lists as passing
 # that does not pass. The whole corpora: docs/testing-compilers.md.
+# Each run is recorded into the results history whether it passes or not
+# (build/lh-suite-history.sqlite, or the database $LH_SUITE_DB names), then
+# its gate decides.
 mkdir -p build
+history="${LH_SUITE_DB:-build/lh-suite-history.sqlite}"
+gate=0
 .venv/bin/lh-suite run --corpus onnx-node,torch-ops \
   --compiler lighthouse:default,lighthouse:loops --sample 150 --no-timing --jobs 2 \
-  --timeout 60 --expect test/conformance -o build/conformance-sample.jsonl
+  --timeout 60 --expect test/conformance -o build/conformance-sample.jsonl || gate=$?
+.venv/bin/lh-suite record build/conformance-sample.jsonl --db "${history}"
+((gate == 0)) || exit "${gate}"
 echo "== conformance: a sample of the torchvision and transformers corpora (lh-suite) =="
 # The smallest of each family of model people bring, compiled whole through
 # torch.export and through ONNX, one of them for dynamic sizes; the whole
@@ -39,7 +46,9 @@ echo "== conformance: a sample of the torchvision and transformers corpora (lh-s
 .venv/bin/lh-suite run --corpus torchvision,transformers \
   --compiler lighthouse:default,lighthouse-onnx:default \
   --only '^(squeezenet1_1|shufflenet_v2_x0_5|electra|distilbert_dynamic|gpt_neox_decode)$' \
-  --no-timing --timeout 300 --expect test/conformance -o build/zoo-sample.jsonl
+  --no-timing --timeout 300 --expect test/conformance -o build/zoo-sample.jsonl || gate=$?
+.venv/bin/lh-suite record build/zoo-sample.jsonl --db "${history}"
+((gate == 0)) || exit "${gate}"
 echo "== the repaired wheel, in a fresh virtual environment =="
 build_tools/build_wheel.sh
 exec build_tools/test_wheel.sh "$@"

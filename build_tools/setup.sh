@@ -59,4 +59,4 @@ export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
 # configure checks it); pip's build environment may otherwise pass on gcc.
 export CC="clang-${llvm_major}" CXX="clang++-${llvm_major}"
 .venv/bin/python -m pip install -q --disable-pip-version-check \
-  --no-build-isolation ".[torch,onnx,test,bench,suite,iree,zoo]"
+  --no-build-isolation ".[torch,onnx,test,bench,suite,iree,zoo,history,ray]"

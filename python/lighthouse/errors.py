@@ -8,8 +8,11 @@ ingress of models, the test bench), so they live below all of them.
 - `IngressError` and its kinds: a model could not be brought into
   lighthouse (`ExportError`, `ImporterError`, `LoweringError`,
   `LoweringCrash`, `ExchangeError`).
+- `not_installed`, `require`: a package of an optional extra is missing, an
+  ImportError that names the extra to install.
 """
 
+import importlib
 from typing import Optional
 
 __all__ = [
@@ -20,7 +23,25 @@ __all__ = [
     "IngressError",
     "LoweringCrash",
     "LoweringError",
+    "not_installed",
+    "require",
 ]
+
+
+def not_installed(module: str, extra: str) -> ImportError:
+    """The error of `module` missing, naming lighthouse's extra that installs it."""
+    return ImportError(
+        f"{module} is needed here but is not installed: pip install 'lighthouse[{extra}]'",
+        name=module,
+    )
+
+
+def require(module: str, extra: str):
+    """Imports `module`, or raises an ImportError naming lighthouse's extra."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise not_installed(module, extra) from error
 
 
 class CompileError(RuntimeError):

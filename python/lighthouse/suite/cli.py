@@ -14,9 +14,13 @@ process that is replaced when it dies), compile time and call latency.
   lh-suite list                         the installed corpora and compilers
   lh-suite run --corpus onnx-node --compiler lighthouse:default,onnxruntime \\
                --sample 100 -o node.jsonl
+  lh-suite run ... --shard 2/4 -o node-2.jsonl    (one of 4 machines)
+  lh-suite merge node-*.jsonl -o node.jsonl
   lh-suite report node.jsonl --html node.html
   lh-suite compare before.jsonl after.jsonl
   lh-suite expect node.jsonl --into test/conformance
+  lh-suite record node.jsonl --db history.sqlite
+  lh-suite history --db history.sqlite --html history.html --check
   lh-suite fuzz --mlir 20000 --onnx 3000 --seed 1 -o fuzz.jsonl
 
 Corpora and compilers are plugins (entry point groups `lighthouse.corpora`
@@ -28,7 +32,10 @@ RUN_EPILOG = """\
 Compilers of one case take turns in interleaved rounds on the same inputs
 and on the same number of threads (--threads); timings are medians. With
 --jobs above 1, cases run side by side and timings are of a loaded machine:
-use --jobs 1 (the default) for timings, more for correctness only.
+use --jobs 1 (the default) for timings, more for correctness only. With
+--executor ray, a case reserves --threads CPUs of its node, so that a node
+of that many cores runs one at a time; without --threads, one CPU, and it
+runs on as many threads as its node has cores.
 Exit status: 0, or 1 when --expect finds a case that should pass and did not.
 """
 
@@ -77,32 +84,52 @@ def command_run(args: argparse.Namespace) -> int:
     from .._progress import Progress
     from .records import ResultsWriter, read_results, run_record
     from .runner import RunOptions, Task, run, select_cases
+    from .shards import case_durations, parse_shard, shard_of
 
     corpora = _split(args.corpus)
     compilers = _split(args.compiler) or compiler_names()
     for spec in compilers:
         create_compiler(spec)  # An unknown name is an error before anything runs.
-    threads = args.threads or os.cpu_count() or 1
+    distributed = args.executor == "ray"
+    if args.address and not distributed:
+        raise ValueError("--address is the Ray cluster's: give it with --executor ray")
+    # On a cluster, each node's cores unless given (0).
+    threads = args.threads or (0 if distributed else os.cpu_count() or 1)
     jobs = max(1, min(args.jobs, os.cpu_count() or 1))
-    if jobs != args.jobs:
+    if jobs != args.jobs and not distributed:
         _log(f"lh-suite: --jobs {args.jobs} lowered to {jobs}, the number of cores")
-    tasks = []
+    shard = parse_shard(args.shard) if args.shard else None
+    if args.durations and not shard:
+        raise ValueError("--durations balances shards: give it with --shard I/N")
+    durations = case_durations(read_results(args.durations)[1]) if args.durations else None
+    tasks, corpus_options = [], {}
     for name in corpora:
-        options = _corpus_options(args, name)
+        options = corpus_options[name] = _corpus_options(args, name)
         corpus = create_corpus(name, **options)
         corpus.prepare(_log)
         cases = select_cases(corpus.cases(), args.only, args.sample, args.seed)
         tasks += [Task(name, options, info, compilers) for info in cases]
+    if shard:
+        shards = shard_of([(t.corpus, t.info.name) for t in tasks], shard[1], durations)
+        tasks = [t for t in tasks if shards[(t.corpus, t.info.name)] == shard[0] - 1]
+        _log(
+            f"lh-suite: shard {args.shard}"
+            + (f", balanced by {args.durations}" if durations else "")
+        )
     done = set()
     if args.resume and os.path.isfile(args.output):
         done = {(r["corpus"], r["case"]) for r in read_results(args.output)[1]}
         tasks = [t for t in tasks if (t.corpus, t.info.name) not in done]
     timed = not args.no_timing
+    where = (
+        f"on the Ray cluster {args.address or 'of this machine'}, "
+        + (f"{threads} threads a case" if threads else "each node's cores as threads")
+        if distributed
+        else f"{threads} threads, {jobs} job(s)"
+    )
     _log(
         f"lh-suite: {len(tasks)} cases x {len(compilers)} compilers "
-        f"({', '.join(compilers)}), {threads} threads, {jobs} job(s)"
-        + ("" if timed else ", untimed")
-        + f" -> {args.output}"
+        f"({', '.join(compilers)}), {where}" + ("" if timed else ", untimed") + f" -> {args.output}"
     )
     options = RunOptions(
         threads=threads,
@@ -111,11 +138,29 @@ def command_run(args: argparse.Namespace) -> int:
         rounds=args.rounds if timed else None,
         budget=args.budget,
     )
+    # What must agree for results to be of one run (lh-suite merge).
+    settings = {
+        "only": args.only,
+        "sample": args.sample,
+        "seed": args.seed,
+        "timeout": args.timeout,
+        "rounds": args.rounds if timed else None,
+        "budget": args.budget if timed else None,
+        "corpus_options": corpus_options,
+        "executor": args.executor,
+    }
     writer = ResultsWriter(
-        args.output, run_record(corpora, compilers, threads, sys.argv, timed), append=bool(done)
+        args.output,
+        run_record(corpora, compilers, threads, sys.argv, timed, settings, shard),
+        append=bool(done),
     )
     try:
-        run(tasks, options, writer, Progress(len(tasks)))
+        if distributed:
+            from .distributed import run_on_ray
+
+            run_on_ray(tasks, options, writer, Progress(len(tasks)), args.address)
+        else:
+            run(tasks, options, writer, Progress(len(tasks)))
     finally:
         writer.close()
     if args.expect:
@@ -155,6 +200,51 @@ def command_report(args: argparse.Namespace) -> int:
                 f.write(render(summary))
             _log(f"lh-suite: wrote {path}")
     return 0
+
+
+def command_merge(args: argparse.Namespace) -> int:
+    from .records import ResultsWriter
+    from .shards import merge_shards
+
+    run, records = merge_shards(args.shards, force=args.force)
+    writer = ResultsWriter(args.output, run)
+    try:
+        for record in records:
+            writer.write(record)
+    finally:
+        writer.close()
+    _log(f"lh-suite: {len(records)} records of {len(args.shards)} shards -> {args.output}")
+    return 0
+
+
+def command_record(args: argparse.Namespace) -> int:
+    from .history import record
+
+    for path, run_id in record(args.db, args.results, commit=args.commit):
+        _log(
+            f"lh-suite: {path} -> run {run_id} of {args.db}"
+            if run_id is not None
+            else f"lh-suite: {path} is recorded in {args.db} already"
+        )
+    return 0
+
+
+def command_history(args: argparse.Namespace) -> int:
+    from .history import check, load
+    from .report.trends import render_check, render_dashboard, render_runs
+
+    history = load(args.db, last=args.last)
+    if not args.html and not args.check:
+        print(render_runs(history))
+    if args.html:
+        with open(args.html, "w") as f:
+            f.write(render_dashboard(history, baseline=args.baseline))
+        _log(f"lh-suite: wrote {args.html} ({len(history.runs)} runs)")
+    if not args.check:
+        return 0
+    regressions = check(history, window=args.window, band=args.band)
+    print(render_check(history, regressions))
+    return 1 if regressions else 0
 
 
 def command_compare(args: argparse.Namespace) -> int:
@@ -201,6 +291,24 @@ def command_list(args: argparse.Namespace) -> int:
         for name in compiler_names():
             print(f"  {name}")
     return 0
+
+
+def _add_baseline_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--baseline",
+        default="eager",
+        help="the compiler speeds are relative to (default: %(default)s)",
+    )
+
+
+def _add_db_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        default=os.environ.get("LH_SUITE_DB", "lh-suite-history.sqlite"),
+        metavar="URL",
+        help="a SQLite file or any SQLAlchemy database URL, e.g. "
+        "postgresql://host/results (default: $LH_SUITE_DB, else %(default)s)",
+    )
 
 
 def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
@@ -272,6 +380,27 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
     run_parser.add_argument(
         "--expect", metavar="DIR", help="check against the expectations files in DIR"
     )
+    run_parser.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where cases run: worker processes of this machine (--jobs), or on a Ray "
+        "cluster, each in a worker process of its node (default: %(default)s)",
+    )
+    run_parser.add_argument(
+        "--address",
+        help="the Ray cluster's (default: a cluster of this machine, for the run)",
+    )
+    run_parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run the I-th of N parts of the cases, the same parts on every machine",
+    )
+    run_parser.add_argument(
+        "--durations",
+        metavar="RESULTS",
+        help="balance the shards by the case times of this earlier run (default: by name)",
+    )
     if corpus_options:
         _add_corpus_options(run_parser)
     run_parser.set_defaults(handler=command_run)
@@ -283,11 +412,7 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
         "speed against a baseline, failures by op and cause.",
     )
     report_parser.add_argument("results", nargs="+", help="results files")
-    report_parser.add_argument(
-        "--baseline",
-        default="eager",
-        help="the compiler speeds are relative to (default: %(default)s)",
-    )
+    _add_baseline_option(report_parser)
     report_parser.add_argument(
         "--where",
         action="append",
@@ -320,6 +445,62 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
     )
     compare_parser.add_argument("--markdown", action="store_true", help="print Markdown")
     compare_parser.set_defaults(handler=command_compare)
+
+    record_parser = commands.add_parser(
+        "record",
+        help="store results in a history database",
+        description="Store the run of each results file, with its commit, version, "
+        "machine, settings and case records, in a database (lh-suite history reads it).",
+    )
+    record_parser.add_argument("results", nargs="+")
+    _add_db_option(record_parser)
+    record_parser.add_argument(
+        "--commit", help="the commit the runs tested (default: the one each run recorded)"
+    )
+    record_parser.set_defaults(handler=command_record)
+
+    history_parser = commands.add_parser(
+        "history",
+        help="trends and regressions over the recorded runs",
+        description="Render a dashboard of the recorded runs (--html) and check the latest "
+        "against the noise of each case's recent history (--check: exit status 1 on "
+        "regressions).",
+    )
+    _add_db_option(history_parser)
+    history_parser.add_argument("--html", metavar="FILE", help="write the dashboard, one page")
+    _add_baseline_option(history_parser)
+    history_parser.add_argument("--last", type=int, metavar="N", help="only the last N runs")
+    history_parser.add_argument(
+        "--check", action="store_true", help="flag the latest run's cases out of their history"
+    )
+    history_parser.add_argument(
+        "--window",
+        type=int,
+        default=10,
+        metavar="N",
+        help="the earlier runs of a case its noise is measured over (default: %(default)s)",
+    )
+    history_parser.add_argument(
+        "--band",
+        type=float,
+        default=0.05,
+        help="a time is flagged only this much above the slowest of its history "
+        "(default: %(default)g)",
+    )
+    history_parser.set_defaults(handler=command_history)
+
+    merge_parser = commands.add_parser(
+        "merge",
+        help="join the results of a run's shards into one results file",
+        description="Join the results files of `run --shard I/N` for N = 1..N into one "
+        "run; refuses shards of different versions, commits or settings, or missing ones.",
+    )
+    merge_parser.add_argument("shards", nargs="+", metavar="RESULTS")
+    merge_parser.add_argument("-o", "--output", required=True, help="the merged results file")
+    merge_parser.add_argument(
+        "--force", action="store_true", help="merge shards that differ or are missing"
+    )
+    merge_parser.set_defaults(handler=command_merge)
 
     expect_parser = commands.add_parser(
         "expect",
@@ -358,7 +539,7 @@ def main(argv=None) -> int:
     args = parser(corpus_options=bool(argv) and argv[0] in ("run", "list")).parse_args(argv)
     try:
         return args.handler(args)
-    except (ValueError, FileNotFoundError) as error:
+    except (ValueError, FileNotFoundError, ImportError) as error:
         print(f"lh-suite: error: {error}", file=sys.stderr)
         return 2
 

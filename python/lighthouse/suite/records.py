@@ -1,6 +1,13 @@
 """Results files: JSON lines, a `run` record describing the run, then one
 `case` record per case and compiler.
 
+A run record holds `schema` (the version of these records, `SCHEMA_VERSION`;
+files written before it had none are version 1 and still load), what ran
+(corpora, compilers, threads, timed, settings: the options that choose and
+time the cases), with what (lighthouse's version, the commit of the working
+copy the run started in, if any) and where (machine, python); a shard's, the
+part of the cases it ran (`shard`: [index, count]).
+
 A case record holds:
   corpus, case, compiler, tags   what ran (tags as the corpus lists them)
   status      pass | mismatch | compile-error | run-error | crash | timeout |
@@ -15,21 +22,28 @@ A case record holds:
   compile_seconds, first_call_seconds
   call_seconds, call_spread, calls   the median of timed calls, their
               interquartile range over the median, and their number
+  case_seconds  the case's wall time, all its compilers, from when a worker
+              took it (what a later run's shards are balanced by)
+  machine, threads  where the case ran, when not on the run's machine (a
+              distributed run's node)
 """
 
 import json
 import os
 import platform
 import re
+import subprocess
 import time
 from typing import List, Optional, Tuple
 
 __all__ = [
     "FAILED",
+    "SCHEMA_VERSION",
     "STATUSES",
     "ResultsWriter",
     "case_record",
     "last_words",
+    "machine",
     "read_results",
     "run_record",
 ]
@@ -46,6 +60,9 @@ STATUSES = (
 )
 #: Statuses that count against a compiler.
 FAILED = ("mismatch", "compile-error", "run-error", "crash", "timeout")
+#: The version of the records' layout. 2: run records have `schema`,
+#: `settings`, `commit` and `shard`; case records `case_seconds`.
+SCHEMA_VERSION = 2
 
 
 # The line of a dying process's output that says why: LLVM's fatal errors,
@@ -59,12 +76,8 @@ def last_words(output: str) -> Optional[str]:
     return found.group(0).strip() if found else None
 
 
-def run_record(
-    corpora: List[str], compilers: List[str], threads: int, argv: List[str], timing: bool
-) -> dict:
-    """What the run was, on what machine."""
-    import lighthouse
-
+def machine() -> str:
+    """This machine's CPU model and core count."""
     model = platform.processor()
     try:
         with open("/proc/cpuinfo") as f:
@@ -74,18 +87,51 @@ def run_record(
             )
     except OSError:
         pass
-    return {
+    return f"{model}, {os.cpu_count()} cores"
+
+
+def _commit() -> Optional[str]:
+    """The commit checked out where the run started, if that is a git working copy."""
+    try:
+        found = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return found.stdout.strip() if found.returncode == 0 else None
+
+
+def run_record(
+    corpora: List[str],
+    compilers: List[str],
+    threads: int,
+    argv: List[str],
+    timing: bool,
+    settings: Optional[dict] = None,
+    shard: Optional[Tuple[int, int]] = None,
+) -> dict:
+    """What the run was, on what machine: `settings` are the options that
+    choose and time its cases, `shard` (index, count) the part it runs."""
+    import lighthouse
+
+    record = {
         "record": "run",
+        "schema": SCHEMA_VERSION,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "lighthouse": lighthouse.__version__,
+        "commit": _commit(),
         "corpora": corpora,
         "compilers": compilers,
         "threads": threads,
         "timed": timing,
-        "machine": f"{model}, {os.cpu_count()} cores",
+        "settings": settings or {},
+        "machine": machine(),
         "python": platform.python_version(),
         "argv": argv,
     }
+    if shard:
+        record["shard"] = list(shard)
+    return record
 
 
 def case_record(task, compiler: str, result: dict) -> dict:
@@ -96,6 +142,7 @@ def case_record(task, compiler: str, result: dict) -> dict:
         "compiler": compiler,
         "tags": task.info.tags,
         **result,
+        **({"case_seconds": task.seconds} if task.seconds is not None else {}),
     }
 
 
@@ -121,7 +168,8 @@ def read_results(path: str) -> Tuple[List[dict], List[dict]]:
     several times (a resumed run), the last record counts.
 
     Raises:
-      ValueError: a line is not a JSON record, naming the file and line.
+      ValueError: a line is not a JSON record, or a run record is of a later
+        schema than this lighthouse reads, naming the file and line.
     """
     runs, cases = [], {}
     with open(path) as f:
@@ -134,6 +182,11 @@ def read_results(path: str) -> Tuple[List[dict], List[dict]]:
                 raise ValueError(f"{path}:{number}: not a JSON record ({error})") from None
             kind = record.get("record") if isinstance(record, dict) else None
             if kind == "run":
+                if record.get("schema", 1) > SCHEMA_VERSION:
+                    raise ValueError(
+                        f"{path}:{number}: results of schema {record['schema']}, written by a "
+                        f"later lighthouse; this one reads up to {SCHEMA_VERSION}"
+                    )
                 runs.append(record)
             elif kind == "case":
                 cases[(record["corpus"], record["case"], record["compiler"])] = record

@@ -17,7 +17,7 @@ from .._process import end_worker, output_tail, start_worker
 from .._progress import Progress
 from .records import ResultsWriter, case_record, last_words
 
-__all__ = ["RunOptions", "Task", "run", "select_cases"]
+__all__ = ["RunOptions", "Task", "WorkerPool", "run", "select_cases"]
 
 
 class RunOptions:
@@ -55,6 +55,8 @@ class Task:
         self.results: Dict[str, dict] = {}
         self.lost: set = set()  # Compilers that crashed or hung on this case.
         self.invalid: Optional[str] = None
+        self.started: Optional[float] = None  # When a worker first took it.
+        self.seconds: Optional[float] = None  # Its wall time, once complete.
 
     def request(self, timing: Optional[dict]) -> dict:
         """The next request for a worker: the compilers that did not crash or
@@ -148,6 +150,8 @@ class _Worker:
 
     def send(self, task: Task, timing: Optional[dict], timeout: float) -> None:
         self.task = task
+        if task.started is None:
+            task.started = time.monotonic()
         self.current = None
         self.deadline = time.monotonic() + timeout  # Building the case counts too.
         self.log_offset = self.log.seek(0, os.SEEK_END)
@@ -176,6 +180,22 @@ class _Worker:
         return status
 
 
+class WorkerPool:
+    """Worker processes kept from one `run` to the next, so that each case
+    does not pay for starting one (a Ray node's runner takes a case at a
+    time): the idle ones, and the selector their event pipes are registered
+    with."""
+
+    def __init__(self):
+        self.selector = selectors.DefaultSelector()
+        self.idle: List[_Worker] = []
+
+    def close(self) -> None:
+        for worker in self.idle:
+            worker.stop(kill=False)
+        self.idle.clear()
+
+
 def _loss_record(
     status: str, worker: _Worker, returncode: Optional[int], timeout: float, when: str
 ) -> dict:
@@ -196,17 +216,24 @@ def _loss_record(
 
 
 def run(
-    tasks: Iterable[Task], options: RunOptions, writer: ResultsWriter, progress: Progress
+    tasks: Iterable[Task],
+    options: RunOptions,
+    writer: ResultsWriter,
+    progress: Progress,
+    pool: Optional[WorkerPool] = None,
 ) -> None:
     """Runs `tasks` on `options.jobs` workers; writes each case's records to
-    `writer` when the case is complete."""
+    `writer` when the case is complete. The workers are `pool`'s, which
+    keeps those left idle, or the run's own, stopped at its end."""
     timing = options.timing()
     pending = collections.deque(tasks)
-    selector = selectors.DefaultSelector()
-    workers: List[_Worker] = []
-    idle: List[_Worker] = []
+    kept = pool is not None
+    pool = pool or WorkerPool()
+    selector, idle = pool.selector, pool.idle
+    workers: List[_Worker] = list(idle)
 
     def finish(task: Task) -> None:
+        task.seconds = time.monotonic() - task.started
         records = task.records()
         for record in records:
             writer.write(record)
@@ -274,7 +301,8 @@ def run(
             progress.tick()
     finally:
         for worker in workers:
-            worker.stop(kill=bool(worker.task))
+            if worker.task or not kept:
+                worker.stop(kill=bool(worker.task))
 
 
 def _apply(worker: _Worker, event: dict, options: RunOptions, timing: Optional[dict]) -> str:

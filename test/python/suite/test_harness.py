@@ -3,137 +3,23 @@ with a corpus and a compiler of its own, installed as plugins (a crash, a
 hang, a wrong result, errors), and lighthouse's own corpora and compilers on
 a few real cases."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 from example_packages import install_example
+from toy_suite_plugin import by_case, lh_suite, run_toy
 
 from lighthouse.suite.case import CaseInfo
 from lighthouse.suite.expectations import read_expectations
 from lighthouse.suite.records import read_results
 from lighthouse.suite.runner import select_cases
 
-# A plugin package written for these tests: what a downstream project would
-# ship, with cases that make its compiler crash, hang, fail or be wrong.
-PLUGIN = '''
-import os, signal, sys, time
-import numpy as np
-from lighthouse.suite import Case, CaseInfo, Compiler, Corpus, Crashed, Option, Unsupported
-
-BEHAVIOURS = ("good", "crash", "hang", "wrong", "compile_error", "run_error", "unsupported",
-              "tool_crash", "crash_when_timed")
-
-class Toy(Corpus):
-    description = "cases that make the toy compiler misbehave"
-    options = {"scale": Option(1.0, "a factor of every input", type=float)}
-
-    def cases(self):
-        return [CaseInfo(name, op=name) for name in BEHAVIOURS]
-
-    def load(self, name):
-        x = np.arange(6, dtype=np.float32).reshape(2, 3) * self.options["scale"]
-        return Case(name, [x], mlir=name, expected=[x * 2], op=name)
-
-class ToyCompiler(Compiler):
-    """Doubles its input, unless the case says otherwise; variant `sound`
-    always doubles."""
-    takes = ("mlir",)
-
-    @classmethod
-    def variants(cls):
-        return [None, "sound"]
-
-    def compile(self, case, form):
-        behaviour = "good" if self.variant == "sound" else case.form("mlir")
-        if behaviour == "crash":
-            print("toy: about to crash", file=sys.stderr, flush=True)
-            os.kill(os.getpid(), signal.SIGSEGV)
-        if behaviour == "hang":
-            time.sleep(3600)
-        if behaviour == "compile_error":
-            raise ValueError("'toy.op' cannot be lowered")
-        if behaviour == "unsupported":
-            raise Unsupported("toy does not take this")
-        if behaviour == "tool_crash":  # A compiler run as a command, which died.
-            raise Crashed("toy-compile died of SIGBUS", "SIGBUS")
-        calls = []
-
-        def run(inputs):
-            calls.append(1)
-            if behaviour == "run_error":
-                raise RuntimeError("toy ran out of toys")
-            if behaviour == "crash_when_timed" and len(calls) > 1:
-                os.kill(os.getpid(), signal.SIGSEGV)
-            return [inputs[0] * (3 if behaviour == "wrong" else 2)]
-        return run
-'''
-
-
-@pytest.fixture(scope="module")
-def plugin_path(tmp_path_factory):
-    """A folder on the path holding the toy plugin package and its metadata,
-    found through the entry points like an installed package."""
-    root = tmp_path_factory.mktemp("plugins")
-    (root / "toy_suite.py").write_text(PLUGIN)
-    info = root / "toy_suite-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-suite\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        "[lighthouse.corpora]\ntoy = toy_suite:Toy\n\n"
-        "[lighthouse.compilers]\ntoy = toy_suite:ToyCompiler\n"
-    )
-    return root
-
-
-def lh_suite(plugin_path, *args, check=True):
-    environment = dict(
-        os.environ,
-        PYTHONPATH=os.pathsep.join(
-            [str(plugin_path)]
-            + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        ),
-    )
-    result = subprocess.run(
-        [sys.executable, "-m", "lighthouse.suite.cli", *args],
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=600,
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(
-            f"lh-suite {' '.join(args)} exited with {result.returncode}:\n"
-            f"{result.stdout}\n{result.stderr}"
-        )
-    return result
-
-
-def by_case(path, compiler):
-    return {r["case"]: r for r in read_results(str(path))[1] if r["compiler"] == compiler}
-
 
 @pytest.fixture(scope="module")
 def toy_run(plugin_path, tmp_path_factory):
     output = tmp_path_factory.mktemp("run") / "toy.jsonl"
-    result = lh_suite(
+    result = run_toy(
         plugin_path,
-        "run",
-        "--corpus",
-        "toy",
-        "--compiler",
-        "toy,toy:sound",
-        "--timeout",
-        "10",
-        "--rounds",
-        "3",
-        "--budget",
-        "0.5",
-        "--toy-scale",
-        "2",
-        "-o",
-        str(output),
+        output,
+        *("--timeout", "10", "--rounds", "3", "--budget", "0.5", "--toy-scale", "2"),
     )
     return output, result
 

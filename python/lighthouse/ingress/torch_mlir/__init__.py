@@ -27,6 +27,8 @@ from ...errors import (
     LoweringCrash,
     LoweringError,
     lowering_message,
+    not_installed,
+    require,
 )
 from . import process as _lowering_process
 from . import worker as _lowering_worker
@@ -71,21 +73,6 @@ def importer_failure(error: Exception, importer: str, node_kind: type, describe)
         f"torch-mlir's {importer} importer failed{at}: {type(error).__name__}: {error}",
         node=node.name if node is not None else None,
     )
-
-
-def _not_installed(module: str, extra: str) -> ImportError:
-    return ImportError(
-        f"{module} is needed here but is not installed: pip install 'lighthouse[{extra}]'",
-        name=module,
-    )
-
-
-def require(module: str, extra: str):
-    """Imports `module`, or raises an ImportError naming lighthouse's extra."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as error:
-        raise _not_installed(module, extra) from error
 
 
 def _torch_mlir_version() -> str:
@@ -289,7 +276,7 @@ def run_pipelines(module: ir.Module, stages: list, time_limit: Optional[float] =
         try:
             answer = _lowering_worker.lower(text, pipelines)
         except ImportError as error:
-            raise _not_installed(error.name or "torch_mlir", "torch") from error
+            raise not_installed(error.name or "torch_mlir", "torch") from error
     else:
         time_limit = _resolve_time_limit(time_limit)
         try:
@@ -303,7 +290,7 @@ def run_pipelines(module: ir.Module, stages: list, time_limit: Optional[float] =
     if status == "lost":
         raise _crash(answer, stages, time_limit)
     if status == "unavailable":
-        raise _not_installed(answer["unavailable"], "torch")
+        raise not_installed(answer["unavailable"], "torch")
     if status == "raised":
         raise IngressError(f"torch-mlir's passes raised an exception:\n{answer['message']}")
     if status == "unparsed":

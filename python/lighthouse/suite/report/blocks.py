@@ -37,13 +37,16 @@ TEXT_WIDTH = 100
 class Cell:
     """A table cell: its text, a `note` after it (smaller in HTML), CSS
     classes of the cell and of the note ("good", "bad", "muted", "nowrap";
-    HTML only), and a compiler's color for a swatch."""
+    HTML only), a compiler's color for a swatch, and in HTML where its text
+    links to and the anchor links to it lead to."""
 
     text: str
     note: str = ""
     style: str = ""
     color: Optional[str] = None
     note_style: str = ""
+    link: Optional[str] = None
+    anchor: Optional[str] = None
 
 
 @dataclass
@@ -339,10 +342,15 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; font-size: 12px
 def _html_cell(tag: str, cell: Cell, numeric: bool) -> str:
     classes = " ".join(filter(None, ("num" if numeric else "", cell.style)))
     attribute = f' class="{classes}"' if classes else ""
+    if cell.anchor:
+        attribute += f' id="{html.escape(cell.anchor)}"'
     swatch = f'<span class="swatch" style="background:{cell.color}"></span>' if cell.color else ""
     note_class = f' class="{cell.note_style}"' if cell.note_style else ""
     note = f"<small{note_class}>{html.escape(cell.note)}</small>" if cell.note else ""
-    return f"<{tag}{attribute}>{swatch}{html.escape(cell.text)}{note}</{tag}>"
+    text = html.escape(cell.text)
+    if cell.link:
+        text = f'<a href="{html.escape(cell.link)}">{text}</a>'
+    return f"<{tag}{attribute}>{swatch}{text}{note}</{tag}>"
 
 
 def _html_table(table: Table) -> str:

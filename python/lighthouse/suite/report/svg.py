@@ -1,5 +1,6 @@
 """The plots of the suite's HTML report, drawn as inline SVG without a plotting
-library: grouped bars, a strip plot on a log scale, stacked horizontal bars.
+library: grouped bars, a strip plot on a log scale, stacked horizontal bars,
+lines over a sequence of runs.
 
 No font metrics are at hand without a browser, so text widths are estimated
 generously and labels are shortened (their whole text in a tooltip) or the
@@ -16,6 +17,7 @@ __all__ = [
     "Dot",
     "StripRow",
     "grouped_bars",
+    "line_chart",
     "stacked_hbars",
     "strip_plot",
     "text_width",
@@ -179,6 +181,18 @@ def _log_ticks(low: float, high: float) -> List[float]:
     return ticks
 
 
+def _y_axis(canvas: _Canvas, ticks, y, tick_format, label: str, span, plot) -> None:
+    """A y axis's grid lines across `span` (left, right), at `ticks` placed
+    by `y`, their values, and its title along the plot (top, height)."""
+    left, right = span
+    top, height = plot
+    for tick in ticks:
+        canvas.line(left, y(tick), right, y(tick), GRID)
+        canvas.text(left - 6, y(tick) + 4, tick_format(tick), 11, "end", MUTED)
+    middle = top + height / 2
+    canvas.text(16, middle, label, 12, "middle", transform=f"rotate(-90 16 {_number(middle)})")
+
+
 def _ratio_label(value: float) -> str:
     return f"{value:g}x" if value >= 0.01 else f"{value:.0e}x"
 
@@ -233,16 +247,14 @@ def grouped_bars(
     def y(value):
         return y0 - plot_height * min(value, maximum) / maximum
 
-    for tick in _linear_ticks(maximum, 4):
-        canvas.line(left, y(tick), width - right, y(tick), GRID)
-        canvas.text(left - 6, y(tick) + 4, tick_format(tick), 11, "end", MUTED)
-    canvas.text(
-        16,
-        top + plot_height / 2,
+    _y_axis(
+        canvas,
+        _linear_ticks(maximum, 4),
+        y,
+        tick_format,
         y_label,
-        12,
-        "middle",
-        transform=f"rotate(-90 16 {_number(top + plot_height / 2)})",
+        (left, width - right),
+        (top, plot_height),
     )
     # Labels above bars only when they fit in a bar's width.
     show_labels = bar_width >= text_width("100%", label_size) + 2
@@ -427,4 +439,93 @@ def stacked_hbars(
                 x += count * scale
         canvas.text(x + 6, y + row_height / 2 + 4, str(total), size, "start")
     canvas.line(left, top, left, y_end, INK)
+    return canvas.render()
+
+
+def line_chart(
+    points: Sequence[str],
+    lines: Dict[str, Dict[int, float]],
+    colors: Dict[str, str],
+    y_label: str,
+    tick_format,
+    log: bool = False,
+    reference: Optional[float] = None,
+) -> str:
+    """A line per series over `points` along the x axis (runs, oldest first).
+
+    Args:
+      points: the x axis's labels, in order.
+      lines: per series, its value at the index of each point it has (a
+        series missing at a point is drawn across it).
+      colors: the color of each series.
+      y_label: the y axis's title.
+      tick_format: formats a y tick value.
+      log: a log-scale y axis (ratios), from and to the values' range.
+      reference: a dashed horizontal line at this value (1x of a ratio).
+    """
+    values = [v for line in lines.values() for v in line.values() if not log or v > 0]
+    if reference is not None:
+        values.append(reference)
+    left, right, size = 64, 24, 11
+    width = MAX_WIDTH
+    legend = [(name, colors[name]) for name in lines]
+    top = 12 + _legend_height(legend, width - left - right) + 12
+    plot_height, bottom = 220, 56
+    canvas = _Canvas(width, top + plot_height + bottom, y_label)
+    _legend(canvas, legend, left, 12, width - left - right)
+    y0 = top + plot_height
+    if log:
+        low, high = min(values, default=0.5) / 1.15, max(values, default=2) * 1.15
+        ticks = _log_ticks(low, high)
+        span = math.log(high) - math.log(low)
+
+        def y(value):
+            return y0 - plot_height * (math.log(max(value, low)) - math.log(low)) / span
+
+    else:
+        ticks = _linear_ticks(max(values, default=1), 4)
+
+        def y(value):
+            return y0 - plot_height * value / ticks[-1]
+
+    _y_axis(canvas, ticks, y, tick_format, y_label, (left, width - right), (top, plot_height))
+    step = (width - left - right - 24) / max(1, len(points) - 1)
+
+    def x(index):
+        return left + 12 + step * index
+
+    # Labels of every point when they fit, else of every n-th.
+    every = max(1, math.ceil(text_width("0000000", size) / step))
+    for index, label in enumerate(points):
+        if index % every == 0 or index == len(points) - 1:
+            canvas.text(
+                x(index),
+                y0 + 16,
+                fit(label, step * every, size),
+                size,
+                "middle",
+                MUTED,
+                title=label,
+            )
+    if reference is not None:
+        canvas.line(left, y(reference), width - right, y(reference), INK, stroke_dasharray="4 3")
+    for name, line in lines.items():
+        drawn = sorted((i, v) for i, v in line.items() if not log or v > 0)
+        canvas.add(
+            "polyline",
+            {
+                "points": " ".join(f"{_number(x(i))},{_number(y(v))}" for i, v in drawn),
+                "fill": "none",
+                "stroke": colors[name],
+                "stroke_width": 2,
+            },
+        )
+        for index, value in drawn:
+            canvas.add(
+                "circle",
+                {"cx": _number(x(index)), "cy": _number(y(value)), "r": 3, "fill": colors[name]},
+                title=f"{name} at {points[index]}: {tick_format(value)}",
+            )
+    canvas.line(left, y0, width - right, y0, INK)
+    canvas.text((left + width - right) / 2, y0 + 40, "runs, oldest first", 12, "middle")
     return canvas.render()
