@@ -22,6 +22,8 @@ config.excludes = [
     "onnx_graphs.py",
     "example_packages.py",
     "conftest.py",
+    "lit_suites.py",
+    "toy_suite_plugin.py",
 ]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(

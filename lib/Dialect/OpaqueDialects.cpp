@@ -5,6 +5,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 MLIR_DEFINE_EXPLICIT_TYPE_ID(lighthouse::OpaqueTorchDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(lighthouse::OpaqueTorchConversionDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(lighthouse::OpaqueTMTensorDialect)

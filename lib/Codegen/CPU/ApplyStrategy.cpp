@@ -194,7 +194,7 @@ public:
     if (walked.wasInterrupted())
       return signalPassFailure();
     LogicalResult applied = success();
-    SmallVector<func::FuncOp> functions;
+    SmallVector<StringAttr> functions;
     if (!roots.empty()) {
       Builder builder(&getContext());
       SymbolTable symbols(module);

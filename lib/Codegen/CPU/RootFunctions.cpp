@@ -6,7 +6,13 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/CSE.h"
+
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -15,11 +21,15 @@ namespace lighthouse::cpu {
 namespace {
 
 /// Ops cloned into a root's function rather than passed to it: what a
-/// strategy reads off its producers (a fill of C, the sizes of a tensor)
-/// and the constants it folds.
+/// strategy reads off its producers (a fill of C, the sizes of a tensor, what
+/// a size is a multiple of: rows = 16 x batch) and the constants it folds.
 bool isClonedIn(Operation *op) {
-  return op->hasTrait<OpTrait::ConstantLike>() ||
-         isa<tensor::EmptyOp, tensor::DimOp, linalg::FillOp>(op);
+  if (op->hasTrait<OpTrait::ConstantLike>() ||
+      isa<tensor::EmptyOp, tensor::DimOp, linalg::FillOp>(op))
+    return true;
+  return op->getNumRegions() == 0 && isPure(op) &&
+         llvm::all_of(op->getResultTypes(),
+                      [](Type type) { return type.isIndex(); });
 }
 
 /// `root` and the chain of ops its strategy computes in its loops: each the
@@ -42,8 +52,17 @@ SmallVector<Operation *> rootAndFused(Operation *root) {
 } // namespace
 
 Operation *outlineRoot(ModuleOp module, Operation *root, SymbolTable &symbols,
-                       SmallVectorImpl<func::FuncOp> &functions) {
+                       SmallVectorImpl<StringAttr> &functions) {
   SmallVector<Operation *> moved = rootAndFused(root);
+  auto dynamic = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && !shaped.hasStaticShape();
+  };
+  if (llvm::any_of(moved, [&](Operation *op) {
+        return llvm::any_of(op->getOperandTypes(), dynamic) ||
+               llvm::any_of(op->getResultTypes(), dynamic);
+      }))
+    return root;
   llvm::SmallPtrSet<Operation *, 4> inMoved(moved.begin(), moved.end());
   auto isInside = [&](Value value) {
     Operation *owner =
@@ -114,19 +133,23 @@ Operation *outlineRoot(ModuleOp module, Operation *root, SymbolTable &symbols,
     result.replaceAllUsesWith(value);
   for (Operation *op : llvm::reverse(moved))
     op->erase();
-  functions.push_back(function);
+  functions.push_back(function.getSymNameAttr());
   return inFunction;
 }
 
-void inlineRoots(ModuleOp module, ArrayRef<func::FuncOp> functions) {
+void inlineRoots(ModuleOp module, ArrayRef<StringAttr> functions) {
+  SymbolTable symbols(module);
   llvm::DenseMap<StringAttr, func::FuncOp> byName;
-  for (func::FuncOp function : functions)
-    byName[function.getSymNameAttr()] = function;
+  for (StringAttr name : functions)
+    byName[name] = symbols.lookup<func::FuncOp>(name);
   SmallVector<std::pair<func::CallOp, func::FuncOp>> calls;
+  llvm::SetVector<Operation *> callers;
   module.walk([&](func::CallOp call) {
     auto found = byName.find(call.getCalleeAttr().getAttr());
-    if (found != byName.end())
+    if (found != byName.end()) {
       calls.push_back({call, found->second});
+      callers.insert(call->getParentOfType<FunctionOpInterface>());
+    }
   });
   for (auto [call, function] : calls) {
     Block &body = function.getBody().front();
@@ -141,6 +164,11 @@ void inlineRoots(ModuleOp module, ArrayRef<func::FuncOp> functions) {
     call.erase();
     function.erase();
   }
+  // Each function made its own constants and sizes, as the caller had.
+  IRRewriter rewriter(module.getContext());
+  DominanceInfo dominance;
+  for (Operation *caller : callers)
+    eliminateCommonSubExpressions(rewriter, dominance, caller);
 }
 
 } // namespace lighthouse::cpu

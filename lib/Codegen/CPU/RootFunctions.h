@@ -26,17 +26,23 @@ namespace lighthouse::cpu {
 /// tensor.empty, tensor.dim and linalg.fill ops they read are cloned in, so
 /// that the strategy sees them as it would in place (a fill of C to fuse, a
 /// constant weight); other values they read are the function's arguments.
-/// Returns the root in the function; the function is appended to
-/// `functions`.
+/// A root that reads or computes a tensor of dynamic sizes stays where it is:
+/// in a function, sizes read off its arguments would lose what the caller
+/// knows of them (rows = 16 x batch, which decides whether a last register
+/// tile of rows is partial). Returns the root in the function, or `root`
+/// when it stays; the function's name is appended to
+/// `functions` (transform.alternatives replaces a function it transforms by
+/// a copy: the name, not the op, identifies it).
 mlir::Operation *
 outlineRoot(mlir::ModuleOp module, mlir::Operation *root,
             mlir::SymbolTable &symbols,
-            llvm::SmallVectorImpl<mlir::func::FuncOp> &functions);
+            llvm::SmallVectorImpl<mlir::StringAttr> &functions);
 
-/// Inlines each of `functions`, which outlineRoot made, at its one call, and
-/// erases it.
+/// Inlines each function `functions` names, which outlineRoot made, at its
+/// one call, and erases it; then the ops the functions repeat (constants,
+/// sizes) are merged with their callers' (CSE).
 void inlineRoots(mlir::ModuleOp module,
-                 llvm::ArrayRef<mlir::func::FuncOp> functions);
+                 llvm::ArrayRef<mlir::StringAttr> functions);
 
 } // namespace lighthouse::cpu
 

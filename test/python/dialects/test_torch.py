@@ -88,14 +88,22 @@ def test_op_classes_are_refused_with_the_reason():
     assert torch_d.__all__ == ["register_dialect"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the stand-in keeps a torch type as the text it was spelled with (an OpaqueType), so "
-    "two spellings of one type are two types; canonical spellings need a type parser in C++",
-)
 def test_spellings_of_one_type_are_one_type():
     with ir.Context() as context:
         torch_d.register_dialect(context)
         assert ir.Type.parse("!torch.vtensor<[32, 16],f32>") == ir.Type.parse(
             "!torch.vtensor<[32,16],f32>"
         )
+        # Spelled as torch-mlir's printer spells them: elements of tuples,
+        # unions and dicts apart, string literals as written.
+        for spelled, printed in (
+            ("!torch.vtensor< [ 2 , ? ] , f32 >", "!torch.vtensor<[2,?],f32>"),
+            ("!torch.tuple<vtensor<[2, 3],f32>,int>", "!torch.tuple<vtensor<[2,3],f32>, int>"),
+            (
+                "!torch.list<optional<vtensor<[1, 2],si64>>>",
+                "!torch.list<optional<vtensor<[1,2],si64>>>",
+            ),
+            ("!torch.dict<str,int>", "!torch.dict<str, int>"),
+            ('!torch.nn.Module<"__torch__.My Model">', '!torch.nn.Module<"__torch__.My Model">'),
+        ):
+            assert str(ir.Type.parse(spelled)) == printed

@@ -120,14 +120,9 @@ def test_torch_models_import_and_lower(name, module, inputs, dynamic_shapes):
         assert ir.ShapedType(function_type.inputs[0]).is_dynamic_dim(0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ir.MLIRError,
-    reason="torch-mlir's importer types a tensor literal `!torch.vtensor<[2, 3],f32>` (Python's "
-    "list repr, ContextCache.create_vtensor_type) and the function's result "
-    "`!torch.vtensor<[2,3],f32>`: one type in torch-mlir, two in lighthouse's stand-in, whose "
-    "types keep their spelling; canonical spellings need a type parser in C++",
-)
+# torch-mlir's importer types a tensor literal with Python's list repr,
+# `!torch.vtensor<[2, 3],f32>`, and the function's result
+# `!torch.vtensor<[2,3],f32>`: one type, as in torch-mlir.
 def test_a_model_returning_its_parameter_imports():
     class Returns(torch.nn.Module):
         def __init__(self):

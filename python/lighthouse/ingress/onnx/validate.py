@@ -43,9 +43,7 @@ def _dimensions(rank: int, axes: list) -> Tuple[int, int]:
     return -rank, rank - 1
 
 
-def validated(
-    proto: "onnx.ModelProto", source: str, data_prop: bool = True
-) -> "onnx.ModelProto":
+def validated(proto: "onnx.ModelProto", source: str, data_prop: bool = True) -> "onnx.ModelProto":
     """`proto`, which passes ONNX's checker, with its shapes and types
     inferred by ONNX in strict mode (ONNX's full check of a model, with
     data propagation added).
