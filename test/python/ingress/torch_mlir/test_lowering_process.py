@@ -285,7 +285,7 @@ def test_weights_cross_as_arguments_and_come_back_as_the_same_constants():
         assert len(weights["main"]) == 2
         assert "torch_tensor_128_128" not in aside.split("{-#")[0]
         assert aside.count("dense_resource<torch_tensor_128_torch.float32") == 2
-        assert "%arg2: !torch.vtensor<[128, 128],f32>) ->" in aside
+        assert "%arg2: !torch.vtensor<[128,128],f32>) ->" in aside
     assert str(raw.body.operations[0].attributes["function_type"]) == signature
     lowered = torch_ingress.lower_to_linalg(raw)
     text = str(lowered).split("{-#")[0]
