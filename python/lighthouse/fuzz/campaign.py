@@ -99,7 +99,7 @@ def _run_fresh(cases: Sequence[Case], timeout: float) -> List[dict]:
     outcomes = []
     try:
         for mutant in cases:
-            outcomes.append(worker.run(_request(mutant, timeout), timeout))
+            outcomes.append(worker.run(mutant.request(timeout), timeout))
             if (
                 outcomes[-1]["status"] in ("crash", "hang")
                 and outcomes[-1].get("stage") != "lowering"
@@ -125,10 +125,6 @@ def _confirm(mutant: Case, before: Sequence[Case], timeout: float) -> dict:
         if outcomes[-1]["status"] == "crash":
             return {"reproduced": False, "culprit": previous}
     return {"reproduced": False}
-
-
-def _request(case: Case, timeout: float) -> dict:
-    return case.request(timeout)
 
 
 def _finding(record: dict) -> bool:
@@ -167,7 +163,7 @@ def run(
             if worker is None:
                 worker = _Worker()
             started = time.monotonic()
-            outcome = worker.run(_request(mutant, timeout), timeout)
+            outcome = worker.run(mutant.request(timeout), timeout)
             history.append(mutant)
             if outcome["status"] in ("crash", "hang") and outcome["stage"] != "lowering":
                 worker.log.close()

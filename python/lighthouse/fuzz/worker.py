@@ -193,18 +193,23 @@ def _run_program(request: dict, announce) -> dict:
 
     from lighthouse import ir
     from lighthouse.compiler import compile_module
+    from lighthouse.compiler.explain import parse_text
 
     announce("parse")
+    context = ir.Context()
     try:
-        with ir.Context():
-            ir.Module.parse(request["text"])
+        with context:
+            # One parse contained in lighthouse's child; the copy each
+            # pipeline consumes is parsed again only once that one passed.
+            modules = {"loops": parse_text(request["text"])}
+            modules["default"] = ir.Module.parse(request["text"])
     except Exception as error:
         return {**_error("parse", error), "unexpected": True}
     compiled = {}
     for pipeline, stage in (("loops", "reference"), ("default", "compile")):
         announce(stage)
         try:
-            compiled[pipeline] = compile_module(request["text"], pipeline=pipeline)
+            compiled[pipeline] = compile_module(modules[pipeline], pipeline=pipeline)
         except Exception as error:
             record = _error("compile", error)
             if pipeline == "loops":  # Outside what lighthouse compiles at all.
