@@ -191,11 +191,25 @@ TRANSPOSED_CONVOLUTIONS = {
         (lambda: torch.nn.Conv2d(3, 32, 16, stride=16), (1, 3, 66, 64)),  # rows left over
         (lambda: torch.nn.Conv2d(4, 8, (4, 3), stride=(4, 3)), (2, 4, 12, 9)),
         (lambda: torch.nn.Conv1d(4, 8, 5, stride=5), (1, 4, 52)),
+        # Output rows of 7 pixels: patches gathered, one slice per window point.
+        (lambda: torch.nn.Conv2d(24, 64, 3, padding=1), (2, 24, 7, 7)),
+        (lambda: torch.nn.Conv2d(16, 64, 3, stride=2, padding=1), (1, 16, 14, 14)),
+        (lambda: torch.nn.Conv2d(8, 32, (3, 5), dilation=(2, 3), padding=(2, 6)), (1, 8, 7, 7)),
+        (lambda: torch.nn.Conv2d(40, 96, 1, bias=False), (1, 40, 10, 10)),
     ],
-    ids=["vit-patches", "rectangular", "1d"],
+    ids=[
+        "vit-patches",
+        "rectangular",
+        "1d",
+        "narrow-rows",
+        "narrow-strided",
+        "narrow-dilated",
+        "narrow-1x1",
+    ],
 )
 def test_convolutions_of_patches_match_eager(make, shape, pipeline):
-    # Windows that tile the image compute as a matmul of its patches.
+    # Windows that tile the image, or rows too narrow for the register
+    # kernel, compute as a matmul of the image's patches.
     model = models.seeded(make()).eval()
     x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
     compiled = lighthouse.compile(model, (x,), pipeline=pipeline)

@@ -30,10 +30,7 @@ namespace lighthouse::cpu {
 /// the work) is left to the loops LLVM vectorizes.
 constexpr double kMaxPaddedWork = 1.5;
 
-/// M, N, K of `sizes` rounded up to whole register tiles, or none when that
-/// grows the work beyond kMaxPaddedWork, or for an empty matmul (a size of
-/// 0: nothing to compute, and no slice of it to take).
-static std::optional<SmallVector<int64_t>>
+std::optional<SmallVector<int64_t>>
 paddedSizes(ArrayRef<int64_t> sizes, const SelectionContext &context) {
   if (llvm::is_contained(sizes, 0))
     return std::nullopt;

@@ -9,7 +9,8 @@
 // nest (3-D: 0.03x to 0.07x eager's speed). A depthwise convolution's loops
 // are put in a pooling's order, the kernel's. A convolution whose windows
 // tile the image without overlap, wider than the kernel's stride of 2, or
-// with one window per image, is a matmul of the image's patches; one whose
+// with one window per image, or whose output rows are too narrow for the
+// kernel's vectors, is a matmul of the image's patches; one whose
 // window is a pixel wide along a strided dimension (ResNet's 1x1 stride-2
 // shortcuts) reads every stride-th pixel, picked out first. One that neither
 // strategy takes only for its rows' width is split in two that each takes; one
@@ -20,6 +21,7 @@
 #include "ConvolutionKernel.h"
 #include "OpFamilies.h"
 
+#include "lighthouse/Transforms/Utils/Constants.h"
 #include "lighthouse/Transforms/Utils/Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -28,6 +30,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -230,9 +233,14 @@ void depthwiseAsChannelWindows(ModuleOp module) {
 }
 
 /// `value` with its dimensions permuted: dimension i of the result is
-/// `permutation[i]` of `value`.
+/// `permutation[i]` of `value`; a constant (a filter) permuted now, once.
 static Value transposed(OpBuilder &b, Location loc, Value value,
                         ArrayRef<int64_t> permutation) {
+  ElementsAttr constant;
+  if (matchPattern(value, m_Constant(&constant)))
+    if (std::optional<ElementsAttr> folded =
+            transposeConstant(constant, permutation))
+      return arith::ConstantOp::create(b, loc, cast<TypedAttr>(*folded));
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> shape;
   for (int64_t dim : permutation)
@@ -242,9 +250,15 @@ static Value transposed(OpBuilder &b, Location loc, Value value,
       .getResult()[0];
 }
 
+/// `value` in `shape`, its dimensions grouped as `groups` say; a constant
+/// reshaped now.
 static Value reshaped(OpBuilder &b, Location loc, Value value,
                       ArrayRef<int64_t> shape,
                       ArrayRef<ReassociationIndices> groups) {
+  ElementsAttr constant;
+  if (matchPattern(value, m_Constant(&constant)))
+    if (std::optional<ElementsAttr> folded = reshapeConstant(constant, shape))
+      return arith::ConstantOp::create(b, loc, cast<TypedAttr>(*folded));
   auto type = RankedTensorType::get(
       shape, cast<RankedTensorType>(value.getType()).getElementType());
   if (type.getRank() > cast<RankedTensorType>(value.getType()).getRank())
@@ -257,10 +271,10 @@ static Value reshaped(OpBuilder &b, Location loc, Value value,
 /// squeeze-and-excitation's 1x1 convolutions of a pooled image are
 /// matrix-vector products, whose input channels 1-D windows unrolled (576
 /// in MobileNet-V3-small's largest): 23,000 multiply-adds of code that took
-/// 7 of its 12 s to compile, and ran slower.
-static bool isMatmulOfPatches(linalg::Conv2DNchwFchwOp op,
-                              ArrayRef<int64_t> filter,
-                              ArrayRef<int64_t> strides) {
+/// 7 of its 12 s to compile, and ran slower. Their patches are the image
+/// rearranged (tiledPatches).
+static bool tilesImage(linalg::Conv2DNchwFchwOp op, ArrayRef<int64_t> filter,
+                       ArrayRef<int64_t> strides) {
   ArrayRef<int64_t> output =
       cast<RankedTensorType>(op.getDpsInits()[0].getType()).getShape();
   bool oneWindow = output[2] == 1 && output[3] == 1;
@@ -271,41 +285,128 @@ static bool isMatmulOfPatches(linalg::Conv2DNchwFchwOp op,
          (oneWindow || tiling);
 }
 
-void patchesAsMatmuls(ModuleOp module) {
-  for (linalg::Conv2DNchwFchwOp op :
-       convolutions2D(module, isMatmulOfPatches)) {
+/// Whether the register kernel, whose vectors run along output rows, takes
+/// `op` in blocks that leave a quarter or more of a register's lanes idle
+/// (ResNet's and MobileNet's last stages: rows of 7 pixels of AVX-512's 16
+/// lanes), where a matmul of gathered patches (gatheredPatches), which runs
+/// along output channels, is one the blocked strategy takes (padded to
+/// whole register tiles). ResNet-18's 512-channel 3x3 convolutions of 7x7
+/// images, 1 thread: 82 GFLOPS in rows of 7, against 196 for the matmul of
+/// the same sizes; the patches cost 1/F of the matmul's reads. Rows too
+/// narrow for the kernel are the 1-D windows', which run along channels.
+static bool rowsWasteLanes(linalg::Conv2DNchwFchwOp op,
+                           ArrayRef<int64_t> filter,
+                           const SelectionContext &context) {
+  std::optional<WindowRowTile> block = windowRowTile(op, context.target);
+  if (!block)
+    return false;
+  int64_t lanes = context.target.elementsPerRegister(
+      getElementTypeOrSelf(op.getDpsInits()[0].getType()));
+  ArrayRef<int64_t> output =
+      cast<RankedTensorType>(op.getDpsInits()[0].getType()).getShape();
+  int64_t rows = output[0] * output[2] * output[3],
+          columns = filter[1] * filter[2] * filter[3];
+  return 4 * block->pixels < 3 * llvm::alignTo(block->pixels, lanes) &&
+         filter[0] >= lanes &&
+         paddedSizes({rows, filter[0], columns}, context).has_value();
+}
+
+/// `image` (N x C x H x W) as rows of patches, one per output pixel (n, oh,
+/// ow), of windows that tile it without overlap: a rearrangement, its
+/// columns (c, kh, kw).
+static Value tiledPatches(OpBuilder &b, Location loc, Value image,
+                          ArrayRef<int64_t> filter,
+                          ArrayRef<int64_t> outputShape) {
+  ArrayRef<int64_t> imageShape =
+      cast<RankedTensorType>(image.getType()).getShape();
+  int64_t n = imageShape[0], c = imageShape[1], kh = filter[2], kw = filter[3],
+          oh = outputShape[2], ow = outputShape[3];
+  // The rows and columns the windows cover (a remainder is never read).
+  if (imageShape[2] != oh * kh || imageShape[3] != ow * kw) {
+    SmallVector<OpFoldResult> zeros(4, b.getIndexAttr(0)),
+        ones(4, b.getIndexAttr(1)),
+        sizes = {b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(oh * kh),
+                 b.getIndexAttr(ow * kw)};
+    image = tensor::ExtractSliceOp::create(b, loc, image, zeros, sizes, ones);
+  }
+  Value patches = transposed(b, loc,
+                             reshaped(b, loc, image, {n, c, oh, kh, ow, kw},
+                                      {{0}, {1}, {2, 3}, {4, 5}}),
+                             {0, 2, 4, 1, 3, 5});
+  return reshaped(b, loc, patches, {n * oh * ow, c * kh * kw},
+                  {{0, 1, 2}, {3, 4, 5}});
+}
+
+/// `image` (N x C x H x W) as rows of patches, one per output pixel (n, oh,
+/// ow), of overlapping windows, strided and dilated: the image in NHWC, then
+/// for each of the window's KH x KW points the pixels it reads, a strided
+/// slice whose channels are contiguous, copied into the patches; columns
+/// (kh, kw, c).
+static Value gatheredPatches(OpBuilder &b, Location loc, Value image,
+                             ArrayRef<int64_t> filter,
+                             ArrayRef<int64_t> outputShape,
+                             ArrayRef<int64_t> strides,
+                             ArrayRef<int64_t> dilations) {
+  auto imageType = cast<RankedTensorType>(image.getType());
+  Type element = imageType.getElementType();
+  int64_t n = imageType.getDimSize(0), c = imageType.getDimSize(1),
+          kh = filter[2], kw = filter[3], oh = outputShape[2],
+          ow = outputShape[3];
+  Value pixels = transposed(b, loc, image, {0, 2, 3, 1});
+  Value patches =
+      tensor::EmptyOp::create(b, loc, {n, oh, ow, kh, kw, c}, element);
+  auto indices = [&](ArrayRef<int64_t> values) {
+    return getAsIndexOpFoldResult(b.getContext(), values);
+  };
+  for (int64_t row = 0; row < kh; ++row)
+    for (int64_t column = 0; column < kw; ++column) {
+      Value points = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({n, oh, ow, c}, element), pixels,
+          indices({0, row * dilations[0], column * dilations[1], 0}),
+          indices({n, oh, ow, c}), indices({1, strides[0], strides[1], 1}));
+      patches = tensor::InsertSliceOp::create(
+          b, loc, points, patches, indices({0, 0, 0, row, column, 0}),
+          indices({n, oh, ow, 1, 1, c}), indices({1, 1, 1, 1, 1, 1}));
+    }
+  return reshaped(b, loc, patches, {n * oh * ow, kh * kw * c},
+                  {{0, 1, 2}, {3, 4, 5}});
+}
+
+void patchesAsMatmuls(ModuleOp module, const SelectionContext &context) {
+  for (linalg::Conv2DNchwFchwOp op : convolutions2D(
+           module, [&](linalg::Conv2DNchwFchwOp op, ArrayRef<int64_t> filter,
+                       ArrayRef<int64_t> strides) {
+             return tilesImage(op, filter, strides) ||
+                    rowsWasteLanes(op, filter, context);
+           })) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     Value image = op.getDpsInputs()[0], filter = op.getDpsInputs()[1],
           init = op.getDpsInits()[0];
-    ArrayRef<int64_t> imageShape =
-        cast<RankedTensorType>(image.getType()).getShape();
     ArrayRef<int64_t> filterShape =
         cast<RankedTensorType>(filter.getType()).getShape();
     ArrayRef<int64_t> outputShape =
         cast<RankedTensorType>(init.getType()).getShape();
-    int64_t n = imageShape[0], c = imageShape[1], f = filterShape[0],
+    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>()),
+        dilations(op.getDilations().getValues<int64_t>());
+    int64_t n = outputShape[0], f = filterShape[0], c = filterShape[1],
             kh = filterShape[2], kw = filterShape[3], oh = outputShape[2],
             ow = outputShape[3];
-    // The rows and columns the windows cover (a remainder is never read).
-    if (imageShape[2] != oh * kh || imageShape[3] != ow * kw) {
-      SmallVector<OpFoldResult> zeros(4, b.getIndexAttr(0)),
-          ones(4, b.getIndexAttr(1)),
-          sizes = {b.getIndexAttr(n), b.getIndexAttr(c),
-                   b.getIndexAttr(oh * kh), b.getIndexAttr(ow * kw)};
-      image = tensor::ExtractSliceOp::create(b, loc, image, zeros, sizes, ones);
+    // Patches as rows, (n, oh, ow) x K; the filter as K x f, K in the
+    // patches' order of (c, kh, kw).
+    Value patches, weights;
+    if (tilesImage(op, filterShape, strides)) {
+      patches = tiledPatches(b, loc, image, filterShape, outputShape);
+      weights = transposed(
+          b, loc, reshaped(b, loc, filter, {f, c * kh * kw}, {{0}, {1, 2, 3}}),
+          {1, 0});
+    } else {
+      patches = gatheredPatches(b, loc, image, filterShape, outputShape,
+                                strides, dilations);
+      weights = reshaped(b, loc, transposed(b, loc, filter, {2, 3, 1, 0}),
+                         {kh * kw * c, f}, {{0, 1, 2}, {3}});
     }
-    // Patches as rows: (n, oh, ow) x (c, kh, kw).
-    Value patches = transposed(b, loc,
-                               reshaped(b, loc, image, {n, c, oh, kh, ow, kw},
-                                        {{0}, {1}, {2, 3}, {4, 5}}),
-                               {0, 2, 4, 1, 3, 5});
-    patches = reshaped(b, loc, patches, {n * oh * ow, c * kh * kw},
-                       {{0, 1, 2}, {3, 4, 5}});
-    // The filter as (c, kh, kw) x f; C as (n, oh, ow) x f.
-    Value weights = transposed(
-        b, loc, reshaped(b, loc, filter, {f, c * kh * kw}, {{0}, {1, 2, 3}}),
-        {1, 0});
+    // C as (n, oh, ow) x f.
     Value rows = reshaped(b, loc, transposed(b, loc, init, {0, 2, 3, 1}),
                           {n * oh * ow, f}, {{0, 1, 2}, {3}});
     Value product =

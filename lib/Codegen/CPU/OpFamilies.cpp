@@ -75,7 +75,7 @@ const Form kContractionForms[] = {
 };
 const Form kConvolutionForms[] = {
     {"convolutions-as-2d", FormStage::Ops, convolutionsAs2D},
-    {"patches-as-matmuls", FormStage::Ops, contextFree<patchesAsMatmuls>},
+    {"patches-as-matmuls", FormStage::Ops, patchesAsMatmuls},
     {"strided-points-as-slices", FormStage::Ops,
      contextFree<stridedPointsAsSlices>},
     {"depthwise-as-channel-windows", FormStage::Ops,

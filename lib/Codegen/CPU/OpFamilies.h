@@ -158,6 +158,12 @@ bool isCanonicalMatmul(mlir::linalg::LinalgOp op, bool batched = false);
 std::optional<Strategy>
 selectContraction(mlir::linalg::LinalgOp op, const SelectionContext &context,
                   llvm::SmallVectorImpl<mlir::Operation *> &fused);
+/// M, N, K of `sizes` rounded up to whole register tiles, or none when that
+/// grows the work by more than half, or for an empty matmul (a size of 0:
+/// nothing to compute, and no slice of it to take): the sizes
+/// padToRegisterTiles gives a matmul for the blocked strategy.
+std::optional<llvm::SmallVector<int64_t>>
+paddedSizes(llvm::ArrayRef<int64_t> sizes, const SelectionContext &context);
 /// Pads the operands of each matmul whose static sizes are not multiples of
 /// the register tile with zeros to the next multiples, when that grows its
 /// work by at most half, and computes it on the padded operands (the
@@ -181,12 +187,15 @@ void buildContraction(const BuildContext &context);
 /// loops over the groups of 2-D NCHW ones; the outer loop an scf.forall
 /// across the threads from 2M multiply-adds.
 void convolutionsAs2D(mlir::ModuleOp module, const SelectionContext &context);
-/// Rewrites 2-D NCHW convolutions whose windows tile the image without
-/// overlap (stride = kernel, above 2: ViT's 16x16 patches) into a matmul of
-/// the image's patches, rows of C x KH x KW, by the filter, between
-/// rearrangements of the image and of the output (O(image + output) copies
-/// for O(image x F) multiply-adds).
-void patchesAsMatmuls(mlir::ModuleOp module);
+/// Rewrites 2-D NCHW convolutions into a matmul of the image's patches, a
+/// row of C x KH x KW per output pixel, by the filter, between
+/// rearrangements of the image and of the output: those whose windows tile
+/// the image without overlap (stride = kernel, above 2: ViT's 16x16
+/// patches) or are one per image, O(image + output) copies for O(image x F)
+/// multiply-adds; and those whose output rows would leave a quarter of the
+/// register kernel's lanes idle (7 of 16), with F of a register's f32 lanes
+/// or more, whose patches are gathered, O(output x C x KH x KW) copies.
+void patchesAsMatmuls(mlir::ModuleOp module, const SelectionContext &context);
 /// Rewrites 2-D NCHW convolutions whose window is one pixel along a strided
 /// dimension (ResNet's 1x1 stride-2 shortcuts) into a copy of every
 /// stride-th pixel, O(image / stride), and an unstrided convolution of it,

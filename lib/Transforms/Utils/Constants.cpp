@@ -7,6 +7,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cstring>
+#include <vector>
 
 using namespace mlir;
 
@@ -31,6 +32,79 @@ std::optional<ArrayRef<char>> elementBytes(ElementsAttr constant) {
     return blob->getData();
   }
   return std::nullopt;
+}
+
+/// `input` (row-major, `elementSize` bytes an element, of `shape`) with its
+/// dimensions permuted: result dimension i is input dimension
+/// permutation[i].
+static std::vector<char> transposeBytes(ArrayRef<char> input,
+                                        ArrayRef<int64_t> shape,
+                                        ArrayRef<int64_t> permutation,
+                                        int64_t elementSize) {
+  int64_t rank = shape.size();
+  SmallVector<int64_t> inputStrides(rank, elementSize);
+  for (int64_t i = rank - 2; i >= 0; --i)
+    inputStrides[i] = inputStrides[i + 1] * shape[i + 1];
+  SmallVector<int64_t> sizes, strides;
+  for (int64_t dim : permutation) {
+    sizes.push_back(shape[dim]);
+    strides.push_back(inputStrides[dim]);
+  }
+  std::vector<char> output(input.size());
+  // Walk the result in order, keeping the input offset of the current
+  // element: an odometer over the result's indices.
+  SmallVector<int64_t> index(rank, 0);
+  int64_t offset = 0;
+  for (char *out = output.data(), *end = out + output.size(); out != end;
+       out += elementSize) {
+    std::memcpy(out, input.data() + offset, elementSize);
+    for (int64_t dim = rank - 1; dim >= 0; --dim) {
+      offset += strides[dim];
+      if (++index[dim] < sizes[dim])
+        break;
+      offset -= strides[dim] * sizes[dim];
+      index[dim] = 0;
+    }
+  }
+  return output;
+}
+
+std::optional<ElementsAttr> transposeConstant(ElementsAttr constant,
+                                              ArrayRef<int64_t> permutation) {
+  auto type = dyn_cast<RankedTensorType>(constant.getType());
+  if (!type || !type.hasStaticShape() ||
+      static_cast<size_t>(type.getRank()) != permutation.size())
+    return std::nullopt;
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (auto splat = dyn_cast<SplatElementsAttr>(constant))
+    return cast<ElementsAttr>(splat.resizeSplat(resultType));
+  std::optional<ArrayRef<char>> bytes = elementBytes(constant);
+  if (!bytes)
+    return std::nullopt;
+  std::vector<char> transposed =
+      transposeBytes(*bytes, type.getShape(), permutation,
+                     type.getElementType().getIntOrFloatBitWidth() / 8);
+  return cast<ElementsAttr>(
+      DenseElementsAttr::getFromRawBuffer(resultType, transposed));
+}
+
+std::optional<ElementsAttr> reshapeConstant(ElementsAttr constant,
+                                            ArrayRef<int64_t> shape) {
+  auto type = dyn_cast<RankedTensorType>(constant.getType());
+  auto resultType = RankedTensorType::get(shape, constant.getElementType());
+  if (!type || !type.hasStaticShape() || !resultType.hasStaticShape() ||
+      resultType.getNumElements() != type.getNumElements())
+    return std::nullopt;
+  if (auto splat = dyn_cast<SplatElementsAttr>(constant))
+    return cast<ElementsAttr>(splat.resizeSplat(resultType));
+  std::optional<ArrayRef<char>> bytes = elementBytes(constant);
+  if (!bytes)
+    return std::nullopt;
+  return cast<ElementsAttr>(
+      DenseElementsAttr::getFromRawBuffer(resultType, *bytes));
 }
 
 std::optional<ElementsAttr> padConstantWithZeros(ElementsAttr constant,

@@ -109,18 +109,18 @@ func.func @conv_static_batch(%x: tensor<256x3x10x10xf32>, %w: tensor<8x3x3x3xf32
 
 // -----
 
-// One image of 2.4M multiply-adds (batch 1), a deep layer: filters
-// (37K floats) outweigh the image (6K), so the blocks of output channels are
+// One image of 4.7M multiply-adds (batch 1), a deep layer: filters
+// (37K floats) outweigh the image (12K), so the blocks of output channels are
 // split across the threads, which take 32 channels (and their filters) each.
 // CHECK-LABEL: func.func @conv_one_image_channels
 // CHECK:         scf.forall (%{{.*}}) in (2)
 // CHECK:           tensor.extract_slice %{{.*}} [32, 64, 3, 3] [1, 1, 1, 1] : tensor<64x64x3x3xf32> to tensor<32x64x3x3xf32>
 // CHECK:           scf.for {{.*}} to %c32 step %c8
-// CHECK:             vector.transfer_read {{.*}} : tensor<1x8x2x8xf32>, vector<8xf32>
-func.func @conv_one_image_channels(%x: tensor<1x64x10x10xf32>, %w: tensor<64x64x3x3xf32>, %init: tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32> {
+// CHECK:             vector.transfer_read {{.*}} : tensor<1x8x2x16xf32>, vector<16xf32>
+func.func @conv_one_image_channels(%x: tensor<1x64x10x18xf32>, %w: tensor<64x64x3x3xf32>, %init: tensor<1x64x8x16xf32>) -> tensor<1x64x8x16xf32> {
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
-       ins(%x, %w : tensor<1x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%init : tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
-  return %c : tensor<1x64x8x8xf32>
+       ins(%x, %w : tensor<1x64x10x18xf32>, tensor<64x64x3x3xf32>) outs(%init : tensor<1x64x8x16xf32>) -> tensor<1x64x8x16xf32>
+  return %c : tensor<1x64x8x16xf32>
 }
 
 // -----

@@ -82,7 +82,9 @@ def CPUPrepareForms : Pass<"lighthouse-cpu-prepare-forms",
       3-D NCDHW and grouped NGCHW ones of static sizes as loops of 2-D ones;
     - `patches-as-matmuls`: a convolution whose windows tile the image
       without overlap (stride = kernel, above 2), or with one window per
-      image (a squeeze-and-excitation's), as a matmul of patches;
+      image (a squeeze-and-excitation's), or whose output rows would leave
+      a quarter of a register's lanes idle (7 pixels of 16), as a matmul of
+      patches (gathered in NHWC for the last);
     - `strided-points-as-slices`: a convolution whose window is one pixel
       along a strided dimension as an unstrided one of every stride-th
       pixel;
