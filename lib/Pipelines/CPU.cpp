@@ -79,7 +79,10 @@ static void buildLoweringToLLVM(OpPassManager &pm, bool openmp) {
       "convert-linalg-to-loops),"
       // Vector code (from a schedule that vectorized) down to 1-D vectors.
       "func.func(convert-vector-to-scf{full-unroll=true},"
-      "lower-vector-multi-reduction),"
+      "lower-vector-multi-reduction,"
+      // Rows of 7 or 14 floats (convolutions of 7x7 and 14x14 images) read
+      // and written by one masked move each, not split in powers of two.
+      "lighthouse-odd-transfers-as-masked),"
       // LLVM optimizes many small functions faster than one large one.
       "lighthouse-outline-loop-nests,"
       // Expansions into several dynamic sizes, which expand-strided-metadata

@@ -106,6 +106,36 @@ def ExpandShapesAsCasts
   let dependentDialects = ["::mlir::affine::AffineDialect"];
 }
 
+def OddTransfersAsMasked
+    : Pass<"lighthouse-odd-transfers-as-masked", "::mlir::func::FuncOp"> {
+  let summary = "Read and write vectors of lanes that are not a power of two "
+    "as masked vectors of the next power of two";
+  let description = [{
+    Rewrites each 1-D, unmasked, in-bounds `vector.transfer_read` and
+    `vector.transfer_write` along the innermost dimension whose vector has
+    a number of lanes that is not a power of two into one of the next power
+    of two under a mask of the original lanes. LLVM splits a load or store
+    of 14 floats into 8 + 4 + 2 and inserts, where a masked move is one
+    instruction; the lanes past the mask are neither read nor written.
+
+    ```mlir
+    // before
+    %v = vector.transfer_read %m[%i], %pad {in_bounds = [true]}
+        : memref<20xf32>, vector<14xf32>
+    // after
+    %mask = vector.constant_mask [14] : vector<16xi1>
+    %w = vector.transfer_read %m[%i], %pad, %mask {in_bounds = [true]}
+        : memref<20xf32>, vector<16xf32>
+    %v = vector.extract_strided_slice %w
+        {offsets = [0], sizes = [14], strides = [1]}
+        : vector<16xf32> to vector<14xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 def OutlineLoopNests
     : Pass<"lighthouse-outline-loop-nests", "::mlir::ModuleOp"> {
   let summary = "Move runs of top-level loop nests into functions LLVM does "
