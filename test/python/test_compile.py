@@ -473,6 +473,20 @@ def test_linear_layers_padded_to_register_tiles(batch):
     assert "vector<32xf32>" in compiled.ir["llvm"]
 
 
+@pytest.mark.parametrize("batch", [1, 3, 4, 7])
+def test_linear_layers_of_few_rows(batch):
+    """Fewer rows than a register tile's (a Linear layer at batch 1 to 7) are
+    a register tile of their own, wider in columns, which reads the weight
+    once; the 1000 columns are padded to the tile's, the constant weight at
+    compile time."""
+    layer = models.seeded(torch.nn.Linear(512, 1000))
+    x = torch.randn(batch, 512, generator=torch.Generator().manual_seed(batch))
+    compiled = lighthouse.compile(layer, (x,), pipeline="default", dump_ir=True)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), layer(x), rtol=1e-4, atol=1e-4)
+    assert "llvm.intr.fmuladd" in compiled.ir["llvm"]
+
+
 def test_save_and_load_in_a_fresh_process(tmp_path):
     module = models.seeded(models.MLP())
     batch = torch.export.Dim("batch")
@@ -1125,7 +1139,7 @@ def test_index_reductions_over_nan_keep_their_ir_meaning(op):
 @pytest.mark.parametrize("threads", [2, 3])
 @pytest.mark.parametrize(
     "shape",
-    [(1, 64, 10, 10), (1, 8, 75, 64), (1, 8, 64, 64)],
+    [(1, 64, 10, 16), (1, 8, 75, 64), (1, 8, 64, 64)],
     ids=["channels", "uneven-rows", "even-rows"],
 )
 def test_one_image_split_across_threads(shape, threads):

@@ -109,6 +109,23 @@ static SmallVector<Operation *> elementwiseConsumers(linalg::LinalgOp matmul) {
   return consumers;
 }
 
+SmallVector<int64_t> registerTilesOf(ArrayRef<int64_t> sizes,
+                                     const SelectionContext &context) {
+  SmallVector<int64_t> tiles(context.registerTiles.begin(),
+                             context.registerTiles.end());
+  int64_t rows = sizes[kM];
+  if (ShapedType::isDynamic(rows) || rows >= tiles[kM])
+    return tiles;
+  // As many columns as keep the sums in the registers of a whole tile's,
+  // in whole tiles' columns, dividing N.
+  int64_t columns =
+      std::max(tiles[kM] * tiles[kN] / rows / tiles[kN], int64_t(1)) *
+      tiles[kN];
+  while (columns > tiles[kN] && sizes[kN] % columns)
+    columns -= tiles[kN];
+  return {rows, columns, tiles[kK]};
+}
+
 std::optional<Strategy> selectContraction(linalg::LinalgOp op,
                                           const SelectionContext &context,
                                           SmallVectorImpl<Operation *> &fused) {
@@ -118,8 +135,8 @@ std::optional<Strategy> selectContraction(linalg::LinalgOp op,
   auto rhs = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   if (!lhs || !rhs || lhs.isDynamicDim(1) || !rhs.hasStaticShape())
     return std::nullopt;
-  ArrayRef<int64_t> registerTiles = context.registerTiles;
   int64_t sizes[3] = {lhs.getDimSize(0), rhs.getDimSize(1), lhs.getDimSize(1)};
+  SmallVector<int64_t> registerTiles = registerTilesOf(sizes, context);
   Strategy strategy(StrategyKind::ContractionBlocked);
   // A dynamic M (a batch, say) is tiled for the registers only, on one
   // thread.

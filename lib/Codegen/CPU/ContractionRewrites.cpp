@@ -36,7 +36,8 @@ paddedSizes(ArrayRef<int64_t> sizes, const SelectionContext &context) {
     return std::nullopt;
   SmallVector<int64_t> padded;
   double work = 1, paddedWork = 1;
-  for (auto [size, tile] : llvm::zip(sizes, context.registerTiles)) {
+  // Fewer rows than a register tile's are a tile of their own.
+  for (auto [size, tile] : llvm::zip(sizes, registerTilesOf(sizes, context))) {
     padded.push_back(llvm::alignTo(size, tile));
     work *= size;
     paddedWork *= padded.back();
@@ -89,6 +90,13 @@ void padToRegisterTiles(ModuleOp module, const SelectionContext &context) {
     if (!paddedOrNone || *paddedOrNone == sizes)
       continue;
     ArrayRef<int64_t> padded = *paddedOrNone;
+    // A copy of B, padded on every call, is as much work as a matmul of a
+    // few rows (a tile of its own, fewer than the register tile's): only a
+    // constant B, padded now, is.
+    if (sizes[kM] < context.registerTiles[kM] &&
+        (padded[kK] != sizes[kK] || padded[kN] != sizes[kN]) &&
+        !matchPattern(op.getDpsInputs()[1], m_Constant()))
+      continue;
     OpBuilder b(op);
     Location loc = op.getLoc();
     Value lhs =
@@ -122,6 +130,83 @@ void padToRegisterTiles(ModuleOp module, const SelectionContext &context) {
     op->erase();
     if (fill && fill->use_empty())
       fill->erase();
+  }
+}
+
+/// The panels of a constant B (K x N) for register tiles of `columns`
+/// columns: N / columns panels of K x columns, each contiguous.
+static std::optional<ElementsAttr> panelsOf(ElementsAttr b, int64_t columns) {
+  auto type = cast<RankedTensorType>(b.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  std::optional<ElementsAttr> split =
+      reshapeConstant(b, {k, n / columns, columns});
+  if (!split)
+    return std::nullopt;
+  return transposeConstant(*split, {1, 0, 2});
+}
+
+void fewRowsByPanels(ModuleOp module, const SelectionContext &context) {
+  SmallVector<std::pair<linalg::LinalgOp, ElementsAttr>> matmuls;
+  module.walk([&](linalg::LinalgOp op) {
+    ElementsAttr b;
+    if (!op.hasPureTensorSemantics() || !isCanonicalMatmul(op) ||
+        staysScalar(op) ||
+        llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic) ||
+        !matchPattern(op.getDpsInputs()[1], m_Constant(&b)))
+      return;
+    SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+    int64_t columns = registerTilesOf(sizes, context)[kN];
+    if (sizes[kM] < context.registerTiles[kM] && sizes[kN] % columns == 0 &&
+        sizes[kN] > columns)
+      matmuls.emplace_back(op, b);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (auto [op, b] : matmuls) {
+    SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+    int64_t columns = registerTilesOf(sizes, context)[kN],
+            panels = sizes[kN] / columns;
+    std::optional<ElementsAttr> packed = panelsOf(b, columns);
+    if (!packed)
+      continue;
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value panelsOfB =
+        arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(*packed));
+    // C (M x N) as M x panels x columns; the loops (p, m, j, k).
+    Value init = op.getDpsInits()[0];
+    auto initType = cast<RankedTensorType>(init.getType());
+    auto splitType = RankedTensorType::get({sizes[kM], panels, columns},
+                                           initType.getElementType());
+    SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
+    Value split =
+        tensor::ExpandShapeOp::create(rewriter, loc, splitType, init, groups);
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr p = getAffineDimExpr(0, ctx), m = getAffineDimExpr(1, ctx),
+               j = getAffineDimExpr(2, ctx), k = getAffineDimExpr(3, ctx);
+    SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {m, k}, ctx),
+                                   AffineMap::get(4, 0, {p, k, j}, ctx),
+                                   AffineMap::get(4, 0, {m, p, j}, ctx)};
+    SmallVector<utils::IteratorType> iterators(3,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    auto generic =
+        linalg::GenericOp::create(rewriter, loc, TypeRange{splitType},
+                                  ValueRange{op.getDpsInputs()[0], panelsOfB},
+                                  ValueRange{split}, maps, iterators);
+    rewriter.cloneRegionBefore(op->getRegion(0), generic.getRegion(),
+                               generic.getRegion().end());
+    Value result = tensor::CollapseShapeOp::create(
+        rewriter, loc, initType, generic.getResult(0), groups);
+    rewriter.replaceOp(op, result);
+    // A loop over the panels, across the threads when the whole holds work
+    // for them; in it, a matmul of all rows by one panel.
+    bool threaded = context.target.threads > 1 &&
+                    llvm::product_of(sizes) >= kMinThreadedWork;
+    FailureOr<linalg::LinalgOp> one =
+        tileLoopByOne(rewriter, cast<linalg::LinalgOp>(generic.getOperation()),
+                      /*loop=*/0, threaded);
+    if (succeeded(one))
+      dropUnitLoops(rewriter, *one, {0});
   }
 }
 

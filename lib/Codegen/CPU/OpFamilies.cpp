@@ -72,6 +72,7 @@ const StrategyKind kTransposeKinds[] = {StrategyKind::TransposeTiles};
 const Form kContractionForms[] = {
     {"split-batch-matmuls", FormStage::Ops, splitBatchMatmuls},
     {"pad-to-register-tiles", FormStage::Sizes, padToRegisterTiles},
+    {"few-rows-by-panels", FormStage::Sizes, fewRowsByPanels},
 };
 const Form kConvolutionForms[] = {
     {"convolutions-as-2d", FormStage::Ops, convolutionsAs2D},

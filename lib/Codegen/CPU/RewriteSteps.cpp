@@ -37,7 +37,9 @@ void dropUnitLoops(RewriterBase &rewriter, linalg::LinalgOp op,
                    ArrayRef<unsigned> loops) {
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::GenericOp> generic =
-      linalg::generalizeNamedOp(rewriter, op);
+      isa<linalg::GenericOp>(op.getOperation())
+          ? FailureOr<linalg::GenericOp>(cast<linalg::GenericOp>(op))
+          : linalg::generalizeNamedOp(rewriter, op);
   if (failed(generic))
     return;
   linalg::ControlDropUnitDims unitLoops;

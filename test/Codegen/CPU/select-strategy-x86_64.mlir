@@ -62,6 +62,23 @@ func.func @matmul_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %c: 
 
 // -----
 
+// Fewer rows than the register tile's (a Linear layer at batch 4 or 1): a
+// tile of all the rows by as many columns as keep the sums in the registers
+// of a whole tile, so that B is read once.
+// AVX512-LABEL: func.func @matmul_few_rows(
+// AVX512: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 4, 256, 256>, kind = "contraction.blocked", registers = array<i64: 4, 64, 8>, threads = array<i64: 0, 1024>}
+// AVX512: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 1, 256, 256>, kind = "contraction.blocked", registers = array<i64: 1, 256, 8>, threads = array<i64: 0, 1024>}
+// AVX2-LABEL: func.func @matmul_few_rows(
+// AVX2: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 4, 256, 256>, kind = "contraction.blocked", registers = array<i64: 4, 32, 8>, threads = array<i64: 0, 512>}
+// AVX2: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 1, 256, 256>, kind = "contraction.blocked", registers = array<i64: 1, 128, 8>, threads = array<i64: 0, 512>}
+func.func @matmul_few_rows(%a: tensor<4x2048xf32>, %v: tensor<1x2048xf32>, %b: tensor<2048x2048xf32>, %c: tensor<4x2048xf32>, %d: tensor<1x2048xf32>) -> (tensor<4x2048xf32>, tensor<1x2048xf32>) {
+  %r = linalg.matmul ins(%a, %b : tensor<4x2048xf32>, tensor<2048x2048xf32>) outs(%c : tensor<4x2048xf32>) -> tensor<4x2048xf32>
+  %s = linalg.matmul ins(%v, %b : tensor<1x2048xf32>, tensor<2048x2048xf32>) outs(%d : tensor<1x2048xf32>) -> tensor<1x2048xf32>
+  return %r, %s : tensor<4x2048xf32>, tensor<1x2048xf32>
+}
+
+// -----
+
 // Each thread's part of B fills half of L2 or more: B is copied into panels.
 // AVX512-LABEL: func.func @matmul_panels(
 // AVX512: linalg.matmul {{.*}}lighthouse.strategy = {cache = array<i64: 128, 256, 256>, kind = "contraction.blocked", pack_b, registers = array<i64: 8, 32, 8>, threads = array<i64: 0, 512>}
