@@ -17,7 +17,10 @@ extern "C" {
 
 /// Runs lh-opt (MLIR's opt driver with lighthouse's dialects, passes and
 /// pipelines, and `--load-dialect-plugin` / `--load-pass-plugin`) on the
-/// command line `argv`; returns the process exit code.
+/// command line `argv`; returns the process exit code. The run happens in a
+/// child process, so that a fault of MLIR on the input (a crash of its
+/// parser) is an error with exit status 1 naming the signal;
+/// LIGHTHOUSE_OPT_IN_PROCESS=1 runs it in the caller's process.
 MLIR_CAPI_EXPORTED int lighthouseOptMain(int argc, char **argv);
 
 #ifdef __cplusplus

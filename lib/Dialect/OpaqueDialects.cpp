@@ -2,6 +2,8 @@
 
 #include "lighthouse/Dialect/OpaqueDialects.h"
 
+#include "TorchForms.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 
@@ -109,7 +111,21 @@ Attribute OpaqueDialect::parseAttribute(DialectAsmParser &parser,
 
 OpaqueTorchDialect::OpaqueTorchDialect(MLIRContext *context)
     : OpaqueDialect(getDialectNamespace(), context,
-                    TypeID::get<OpaqueTorchDialect>()) {}
+                    TypeID::get<OpaqueTorchDialect>()) {
+  addOperations<torch::ConstantNoneOp, torch::ConstantIntOp,
+                torch::ConstantFloatOp, torch::ConstantBoolOp,
+                torch::ConstantStrOp>();
+}
+
+std::optional<Dialect::ParseOpHook>
+OpaqueTorchDialect::getParseOperationHook(StringRef opName) const {
+  return torch::customParser(opName);
+}
+
+llvm::unique_function<void(Operation *, OpAsmPrinter &)>
+OpaqueTorchDialect::getOperationPrinter(Operation *op) const {
+  return torch::customPrinter(op);
+}
 
 OpaqueTorchConversionDialect::OpaqueTorchConversionDialect(MLIRContext *context)
     : OpaqueDialect(getDialectNamespace(), context,

@@ -45,11 +45,11 @@ with ir.Context():
 # DENSE-LABEL: func.func @dense_softmax(%arg0: !torch.vtensor<[?,8],f32>) -> !torch.vtensor<[?,4],f32>
 # DENSE13-SAME:  torch.onnx_meta.opset_version = 13 : si64
 # DENSE21-SAME:  torch.onnx_meta.opset_version = 21 : si64
-# DENSE:         "torch.operator"() {name = "onnx.Constant", torch.onnx.value = dense_resource<W> : tensor<8x4xf32>}
-# DENSE:         "torch.operator"(%arg0, %{{.*}}) {name = "onnx.MatMul"} : (!torch.vtensor<[?,8],f32>, !torch.vtensor<[8,4],f32>) -> !torch.vtensor<[?,4],f32>
-# DENSE:         {name = "onnx.Add"}
-# DENSE:         {name = "onnx.Relu"}
-# DENSE:         {name = "onnx.Softmax", torch.onnx.axis = -1 : si64}
+# DENSE:         torch.operator "onnx.Constant"() {torch.onnx.value = dense_resource<W> : tensor<8x4xf32>}
+# DENSE:         torch.operator "onnx.MatMul"(%arg0, %{{.*}}) : (!torch.vtensor<[?,8],f32>, !torch.vtensor<[8,4],f32>) -> !torch.vtensor<[?,4],f32>
+# DENSE:         torch.operator "onnx.Add"(
+# DENSE:         torch.operator "onnx.Relu"(
+# DENSE:         torch.operator "onnx.Softmax"({{.*}}) {torch.onnx.axis = -1 : si64}
 # DENSE-LABEL: // -----
 # DENSE-LABEL: func.func @dense_softmax(%arg0: tensor<?x8xf32>) -> tensor<?x4xf32>
 # DENSE:         tensor.dim %arg0, %c0 : tensor<?x8xf32>
@@ -64,10 +64,10 @@ with ir.Context():
 # CONV-LABEL: func.func @conv_pool(%arg0: !torch.vtensor<[1,2,8,8],f32>) -> !torch.vtensor<[1,64],f32>
 # CONV13-SAME:  torch.onnx_meta.opset_version = 13 : si64
 # CONV18-SAME:  torch.onnx_meta.opset_version = 18 : si64
-# CONV:         {name = "onnx.Conv", torch.onnx.pads = [1 : si64, 1 : si64, 1 : si64, 1 : si64]}
-# CONV:         {name = "onnx.Sigmoid"}
-# CONV:         {name = "onnx.MaxPool", torch.onnx.kernel_shape = [2 : si64, 2 : si64], torch.onnx.strides = [2 : si64, 2 : si64]}
-# CONV:         {name = "onnx.Reshape"}
+# CONV:         torch.operator "onnx.Conv"({{.*}}) {torch.onnx.pads = [1 : si64, 1 : si64, 1 : si64, 1 : si64]}
+# CONV:         torch.operator "onnx.Sigmoid"(
+# CONV:         torch.operator "onnx.MaxPool"({{.*}}) {torch.onnx.kernel_shape = [2 : si64, 2 : si64], torch.onnx.strides = [2 : si64, 2 : si64]}
+# CONV:         torch.operator "onnx.Reshape"(
 # CONV-LABEL: // -----
 # CONV-LABEL: func.func @conv_pool(%arg0: tensor<1x2x8x8xf32>) -> tensor<1x64xf32>
 # CONV:         linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x10x10xf32>, tensor<4x2x3x3xf32>)
@@ -78,9 +78,9 @@ with ir.Context():
 
 # EXPMLP-LABEL: func.func @main_graph(%arg0: !torch.vtensor<[?,16],f32>) -> !torch.vtensor<[?,4],f32>
 # EXPMLP-SAME:    torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.producer_name = "pytorch"
-# EXPMLP:         {name = "onnx.Gemm", {{.*}}torch.onnx.transB = 1 : si64}
-# EXPMLP:         {name = "onnx.Relu"}
-# EXPMLP:         {name = "onnx.Gemm"
+# EXPMLP:         torch.operator "onnx.Gemm"({{.*}}) {{{.*}}torch.onnx.transB = 1 : si64}
+# EXPMLP:         torch.operator "onnx.Relu"(
+# EXPMLP:         torch.operator "onnx.Gemm"(
 # EXPMLP-LABEL: // -----
 # EXPMLP-LABEL: func.func @main_graph(%arg0: tensor<?x16xf32>) -> tensor<?x4xf32>
 # EXPMLP:         linalg.matmul ins(%arg0, %{{.*}} : tensor<?x16xf32>, tensor<16x32xf32>)
@@ -88,12 +88,12 @@ with ir.Context():
 # EXPMLP-NOT:     !torch
 
 # EXPCNN-LABEL: func.func @main_graph(%arg0: !torch.vtensor<[1,3,16,16],f32>) -> !torch.vtensor<[1,10],f32>
-# EXPCNN:         {name = "onnx.Conv"
-# EXPCNN:         {name = "onnx.Conv"
-# EXPCNN:         {name = "onnx.Add"}
-# EXPCNN:         {name = "onnx.MaxPool"
-# EXPCNN:         {name = "onnx.AveragePool"
-# EXPCNN:         {name = "onnx.Gemm"
+# EXPCNN:         torch.operator "onnx.Conv"(
+# EXPCNN:         torch.operator "onnx.Conv"(
+# EXPCNN:         torch.operator "onnx.Add"(
+# EXPCNN:         torch.operator "onnx.MaxPool"(
+# EXPCNN:         torch.operator "onnx.AveragePool"(
+# EXPCNN:         torch.operator "onnx.Gemm"(
 # EXPCNN-LABEL: // -----
 # EXPCNN-LABEL: func.func @main_graph(%arg0: tensor<1x3x16x16xf32>) -> tensor<1x10xf32>
 # EXPCNN:         linalg.conv_2d_nchw_fchw

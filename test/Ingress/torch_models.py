@@ -26,10 +26,10 @@ with ir.Context():
     print(lowered.body.operations[0])
 
 # MLP-LABEL: func.func @main(%arg0: !torch.vtensor<[2,16],f32>) -> !torch.vtensor<[2,4],f32>
-# MLP:         "torch.vtensor.literal"() {value = dense_resource<{{.*}}> : tensor<32x16xf32>}
-# MLP:         "torch.aten.mm"(%arg0, %{{.*}}) : (!torch.vtensor<[2,16],f32>, !torch.vtensor<[16,32],f32>) -> !torch.vtensor<[2,32],f32>
-# MLP:         "torch.aten.relu"
-# MLP:         "torch.aten.mm"
+# MLP:         torch.vtensor.literal(dense_resource<{{.*}}> : tensor<32x16xf32>)
+# MLP:         torch.aten.mm %arg0, %{{.*}} : !torch.vtensor<[2,16],f32>, !torch.vtensor<[16,32],f32> -> !torch.vtensor<[2,32],f32>
+# MLP:         torch.aten.relu %
+# MLP:         torch.aten.mm %
 # MLP:         return %{{.*}} : !torch.vtensor<[2,4],f32>
 # MLP-LABEL: // -----
 # MLP-LABEL: func.func @main(%arg0: tensor<2x16xf32>) -> tensor<2x4xf32>
@@ -43,7 +43,7 @@ with ir.Context():
 
 # The batch stays dynamic through import and lowering.
 # DYN-LABEL: func.func @main(%arg0: !torch.vtensor<[?,16],f32>) -> !torch.vtensor<[?,4],f32>
-# DYN:         "torch.aten.mm"(%arg0, %{{.*}}) : (!torch.vtensor<[?,16],f32>, !torch.vtensor<[16,32],f32>) -> !torch.vtensor<[?,32],f32>
+# DYN:         torch.aten.mm %arg0, %{{.*}} : !torch.vtensor<[?,16],f32>, !torch.vtensor<[16,32],f32> -> !torch.vtensor<[?,32],f32>
 # DYN-LABEL: // -----
 # DYN-LABEL: func.func @main(%arg0: tensor<?x16xf32>) -> tensor<?x4xf32>
 # DYN:         %[[BATCH:.*]] = tensor.dim %arg0, %c0 : tensor<?x16xf32>
@@ -52,14 +52,14 @@ with ir.Context():
 # DYN:         tensor.empty(%[[BATCH]]) : tensor<?x4xf32>
 
 # CNN-LABEL: func.func @main(%arg0: !torch.vtensor<[1,3,16,16],f32>) -> !torch.vtensor<[1,10],f32>
-# CNN:         "torch.aten.convolution"(%arg0
-# CNN:         "torch.aten.sqrt"
-# CNN:         "torch.aten.relu"
-# CNN:         "torch.aten.convolution"
-# CNN:         "torch.aten.add.Tensor"
-# CNN:         "torch.aten.max_pool2d_with_indices"
-# CNN:         "torch.aten.avg_pool2d"
-# CNN:         "torch.aten.mm"
+# CNN:         torch.aten.convolution %arg0
+# CNN:         torch.aten.sqrt %
+# CNN:         torch.aten.relu %
+# CNN:         torch.aten.convolution %
+# CNN:         torch.aten.add.Tensor %
+# CNN:         torch.aten.max_pool2d_with_indices %
+# CNN:         torch.aten.avg_pool2d %
+# CNN:         torch.aten.mm %
 # CNN-LABEL: // -----
 # CNN-LABEL: func.func @main(%arg0: tensor<1x3x16x16xf32>) -> tensor<1x10xf32>
 # CNN:         tensor.pad
@@ -72,12 +72,12 @@ with ir.Context():
 # CNN-NOT:     !torch
 
 # BLOCK-LABEL: func.func @main(%arg0: !torch.vtensor<[2,8,32],f32>) -> !torch.vtensor<[2,8,32],f32>
-# BLOCK:         "torch.aten.var_mean.correction"
-# BLOCK:         "torch.aten.bmm"
-# BLOCK:         "torch.aten._softmax"
-# BLOCK:         "torch.aten.bmm"
+# BLOCK:         torch.aten.var_mean.correction %
+# BLOCK:         torch.aten.bmm %
+# BLOCK:         torch.aten._softmax %
+# BLOCK:         torch.aten.bmm %
 # GELU, decomposed by lighthouse (torch-mlir's tanh form is imprecise).
-# BLOCK:         "torch.aten.erf"
+# BLOCK:         torch.aten.erf %
 # BLOCK-LABEL: // -----
 # BLOCK-LABEL: func.func @main(%arg0: tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
 # BLOCK:         math.rsqrt

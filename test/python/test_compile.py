@@ -91,7 +91,7 @@ def test_timings_and_ir_dumps(tmp_path):
         "2-linalg.mlir",
         "3-llvm.mlir",
     ]
-    assert '"torch.aten.mm"' in compiled.ir["torch"]
+    assert "torch.aten.mm %" in compiled.ir["torch"]
     assert "linalg.matmul" in compiled.ir["linalg"]
     assert "llvm.func @main" in compiled.ir["llvm"]
 

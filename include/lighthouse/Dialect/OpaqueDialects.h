@@ -6,9 +6,10 @@
 // its `tm_tensor` dialect. A stand-in claims such a namespace and accepts any
 // operation, type and attribute in it, so that the IR can be built, printed,
 // parsed and handed on. Nothing is known about these operations: they have
-// no verifiers, folders, interfaces or side-effect information; lighthouse's
-// passes treat them as unknown, except the one that lowers `tm_tensor`
-// (lighthouse-lower-tm-tensor), which checks what it reads.
+// no verifiers, folders, interfaces or side-effect information (but for the
+// torch stand-in's custom forms and constants, lib/Dialect/TorchForms.h);
+// lighthouse's passes treat them as unknown, except the one that lowers
+// `tm_tensor` (lighthouse-lower-tm-tensor), which checks what it reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,10 +41,18 @@ protected:
 
 /// torch-mlir's `torch` dialect, for its importers. Registered only where
 /// torch IR is imported (lighthouse.extras), not by registerAllDialects.
+/// Its ops print and parse in torch-mlir's custom forms, and its constants
+/// are registered ops named as torch-mlir names them (lib/Dialect/
+/// TorchForms.h).
 class OpaqueTorchDialect : public OpaqueDialect {
 public:
   explicit OpaqueTorchDialect(mlir::MLIRContext *context);
   static llvm::StringRef getDialectNamespace() { return "torch"; }
+
+  std::optional<ParseOpHook>
+  getParseOperationHook(llvm::StringRef opName) const override;
+  llvm::unique_function<void(mlir::Operation *, mlir::OpAsmPrinter &)>
+  getOperationPrinter(mlir::Operation *op) const override;
 };
 
 /// torch-mlir's `torch_c` dialect, its casts between torch and builtin

@@ -102,7 +102,8 @@ def diagnose_mlir(text: str, stage: str, timeout: float = 60.0) -> dict:
             [binary, f.name, "-o", os.devnull, *options],
             capture_output=True,
             timeout=timeout,
-            env=dict(os.environ, OMP_NUM_THREADS="1"),
+            # In lh-opt's own process: its crash, not its child's report of one.
+            env=dict(os.environ, OMP_NUM_THREADS="1", LIGHTHOUSE_OPT_IN_PROCESS="1"),
             preexec_fn=limit_memory,
         )
     except subprocess.TimeoutExpired:
