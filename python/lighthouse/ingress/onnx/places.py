@@ -1,10 +1,11 @@
 """Where in an ONNX model a lowering error is: the locations lighthouse
 gives the ops torch-mlir's importer leaves without one, and the node (name
 and op type), graph output or graph input that each error diagnostic of
-torch-mlir's passes comes from (`ModelPlaces.place`). Used by `onnx.py`."""
+torch-mlir's passes comes from (`ModelPlaces.place`); the nodes and the
+tensors of a model, the tensors with where each is (`all_tensors`)."""
 
 import re
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ... import ir
 from .values import DEFAULT_DOMAINS
@@ -31,6 +32,50 @@ def all_nodes(graph) -> List["onnx.NodeProto"]:
         for _, subgraph in subgraphs(node):
             nodes.extend(all_nodes(subgraph))
     return nodes
+
+
+def all_tensors(proto: "onnx.ModelProto") -> Iterator[Tuple[str, "onnx.TensorProto"]]:
+    """The tensors of `proto`, each with the words that say where it is: the
+    initializers of its graphs (a sparse one's values and indices) and the
+    tensors of its nodes' attributes (a Constant's `value`), in the main
+    graph, its functions and their nodes' subgraphs."""
+    yield from _graph_tensors(proto.graph, "")
+    for function in proto.functions:
+        yield from _nodes_tensors(function.node, f" of function '{function.name}'")
+
+
+def _graph_tensors(graph, inside: str) -> Iterator[Tuple[str, "onnx.TensorProto"]]:
+    for tensor in graph.initializer:
+        yield f"initializer '{tensor.name}'{inside}", tensor
+    for sparse in graph.sparse_initializer:
+        yield from _sparse_tensors(f"sparse initializer '{sparse.values.name}'{inside}", sparse)
+    yield from _nodes_tensors(graph.node, inside)
+
+
+def _nodes_tensors(nodes, inside: str) -> Iterator[Tuple[str, "onnx.TensorProto"]]:
+    for node in nodes:
+        yield from _attribute_tensors(node, inside)
+        for attribute, subgraph in subgraphs(node):
+            where = f" of the {attribute} of ONNX node '{node.name}' ({_op(node)}){inside}"
+            yield from _graph_tensors(subgraph, where)
+
+
+def _attribute_tensors(node, inside: str) -> Iterator[Tuple[str, "onnx.TensorProto"]]:
+    for attribute in node.attribute:
+        where = f"attribute '{attribute.name}' of ONNX node '{node.name}' ({_op(node)}){inside}"
+        if attribute.type == onnx.AttributeProto.TENSOR:
+            yield where, attribute.t
+        elif attribute.type == onnx.AttributeProto.SPARSE_TENSOR:
+            yield from _sparse_tensors(where, attribute.sparse_tensor)
+        for index, tensor in enumerate(attribute.tensors):
+            yield f"{where} [{index}]", tensor
+        for index, sparse in enumerate(attribute.sparse_tensors):
+            yield from _sparse_tensors(f"{where} [{index}]", sparse)
+
+
+def _sparse_tensors(where: str, sparse) -> Iterator[Tuple[str, "onnx.TensorProto"]]:
+    yield f"the values of {where}", sparse.values
+    yield f"the indices of {where}", sparse.indices
 
 
 #: How the location lighthouse gives the main graph's return starts: the
