@@ -177,7 +177,7 @@ def _load_external_data(proto: "onnx.ModelProto", folder: str, source: str) -> N
       FileNotFoundError: a tensor's file is missing; ONNX refuses a location
         that is not a file in `folder` with the same error as a missing one.
     """
-    for _, tensor in all_tensors(proto):
+    for _, tensor, _ in all_tensors(proto):
         if (
             tensor.data_location == onnx.TensorProto.EXTERNAL
             and tensor.data_type != onnx.TensorProto.STRING
@@ -340,7 +340,7 @@ def _typed_bools_as_bytes(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     def typed_bools(model):
         return [
             tensor
-            for _, tensor in all_tensors(model)
+            for _, tensor, _ in all_tensors(model)
             if tensor.data_type == onnx.TensorProto.BOOL
             and not tensor.HasField("raw_data")
             and tensor.data_location != onnx.TensorProto.EXTERNAL

@@ -20,11 +20,13 @@ Dims = List[Optional[int]]
 class Takes(NamedTuple):
     """What an op takes of an input's shape: `says`, in words (`{output}`
     the output's shape), and `refuses(dims, output)`, whether an input of
-    `dims` is surely not one, for the node's first output of `output` (None
-    where unknown, a whole rank or a dimension)."""
+    `dims` is surely not one (None where unknown, a whole rank or a
+    dimension), for the node's first output of `output` as ONNX infers the
+    node alone where `of_output`, else None."""
 
     says: str
     refuses: Callable[[Dims, Optional[Dims]], bool]
+    of_output: bool = False
 
 
 def _not_one_value(dims: Dims) -> bool:
@@ -53,7 +55,9 @@ SCALAR = Takes(
 )
 ONE_VALUE = Takes("a tensor of one value", lambda dims, output: _not_one_value(dims))
 NOT_SCALAR = Takes("a tensor of one dimension or more", lambda dims, output: not dims)
-TO_OUTPUT = Takes("a tensor that broadcasts to its output's shape {output}", _not_broadcast)
+TO_OUTPUT = Takes(
+    "a tensor that broadcasts to its output's shape {output}", _not_broadcast, of_output=True
+)
 
 #: What the ops take of the shapes of some inputs, by op and the input's
 #: name in the op's schema.

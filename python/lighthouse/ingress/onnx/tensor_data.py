@@ -13,6 +13,7 @@ import os
 from typing import Optional
 
 from .places import all_tensors
+from .values import used_names
 from ..torch_mlir import require
 
 onnx = require("onnx", "onnx")
@@ -46,8 +47,12 @@ def refuse_data_unlike_dims(proto: "onnx.ModelProto", source: str, folder: str) 
     """Raises a ValueError naming the first tensor of `proto` whose data is
     not that of the elements its dims count, with both counts. Its external
     data, not read, is checked by the length it is given, else by the size
-    of its file in `folder` where the file is there."""
-    for where, tensor in all_tensors(proto):
+    of its file in `folder` where the file is there. An initializer no node
+    uses is not checked: onnxruntime removes it first."""
+    used = used_names(proto.graph.node) | {value.name for value in proto.graph.output}
+    for where, tensor, initializer in all_tensors(proto):
+        if initializer is not None and initializer not in used:
+            continue
         mismatch = _mismatch(tensor, folder)
         if mismatch:
             raise ValueError(f"{source}: {where} {mismatch}")

@@ -242,7 +242,10 @@ def _refuse_input_shapes_not_taken(proto: "onnx.ModelProto", types, source: str)
         schema = _schema(node, opset) if takes else None
         if schema is None:
             continue
-        output = known_dims(types[node.output[0]]) if node.output[0] in types else None
+        output = None
+        if any(shape.of_output for shape in takes.values()):
+            computed = _computed_outputs(proto, schema, node, types).get(node.output[0])
+            output = known_dims(computed) if computed is not None else None
         for formal, name in zip(schema.inputs, node.input):
             shape = takes.get(formal.name)
             dims = known_dims(types[name]) if name in types else None
@@ -341,12 +344,7 @@ def _refuse_outputs_declared_otherwise(proto: "onnx.ModelProto", source: str) ->
         schema = _schema(node, opset) if node is not None else None
         if _type_text(value.type) is None or schema is None:
             continue
-        try:
-            computed = onnx.shape_inference.infer_node_outputs(
-                schema, node, types, opset_imports=list(proto.opset_import)
-            )
-        except (*INFERENCE_ERRORS, KeyError):
-            continue  # The node's own failure, which ONNX's message names.
+        computed = _computed_outputs(proto, schema, node, types)
         if value.name not in computed:
             continue
         declared, computes = _type_text(value.type), _type_text(computed[value.name])
@@ -355,3 +353,16 @@ def _refuse_outputs_declared_otherwise(proto: "onnx.ModelProto", source: str) ->
                 f"{source}: graph output {value.name!r} is declared {declared}, but "
                 f"ONNX node {node.name!r} ({node.op_type}) computes {computes}"
             )
+
+
+def _computed_outputs(proto: "onnx.ModelProto", schema, node, types) -> Dict[str, "onnx.TypeProto"]:
+    """The types of `node`'s outputs by ONNX's inference of that node alone,
+    from `types`, those of its inputs (a graph output's declared type may be
+    another); none where it fails (the node's own failure, which ONNX's
+    message names)."""
+    try:
+        return onnx.shape_inference.infer_node_outputs(
+            schema, node, types, opset_imports=list(proto.opset_import)
+        )
+    except (*INFERENCE_ERRORS, KeyError):
+        return {}

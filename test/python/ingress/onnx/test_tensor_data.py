@@ -141,8 +141,20 @@ def test_data_as_its_dims_take_it_passes():
         typed("strings", TensorProto.STRING, [2], "string_data", [b"a", b"b"]),
         typed("empty", FLOAT, [0, 3], "float_data", []),
     ]
-    proto = model([], [], [], initializers=tensors)
-    refuse_data_unlike_dims(proto, "the model", "")
+    outputs = [(tensor.name, tensor.data_type, list(tensor.dims)) for tensor in tensors]
+    refuse_data_unlike_dims(model([], [], outputs, initializers=tensors), "the model", "")
+
+
+def test_initializer_no_node_uses_is_not_checked():
+    # onnxruntime removes it before it checks the others.
+    proto = model(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [X],
+        [Y],
+        initializers=[declared(ONES, "unused", [1, 1])],
+    )
+    x = np.random.default_rng(2).standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_allclose(lighthouse.compile_onnx(proto)(x), np.maximum(x, 0))
 
 
 def saved_with_external_data(folder, length=None, more=b""):
