@@ -357,12 +357,13 @@ def _refuse_outputs_declared_otherwise(proto: "onnx.ModelProto", source: str) ->
 
 def _computed_outputs(proto: "onnx.ModelProto", schema, node, types) -> Dict[str, "onnx.TypeProto"]:
     """The types of `node`'s outputs by ONNX's inference of that node alone,
-    from `types`, those of its inputs (a graph output's declared type may be
-    another); none where it fails (the node's own failure, which ONNX's
-    message names)."""
+    from the types of its inputs in `types` (a graph output's declared type
+    may be another); none where it fails (the node's own failure, which
+    ONNX's message names)."""
+    inputs = {name: types[name] for name in node.input if name in types}
     try:
         return onnx.shape_inference.infer_node_outputs(
-            schema, node, types, opset_imports=list(proto.opset_import)
+            schema, node, inputs, opset_imports=list(proto.opset_import)
         )
     except (*INFERENCE_ERRORS, KeyError):
         return {}
