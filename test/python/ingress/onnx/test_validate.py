@@ -188,6 +188,19 @@ def test_input_shapes_an_op_does_not_take_are_refused_naming_the_node(proto, mes
         onnx_ingress.load(proto)
 
 
+def test_inputs_broadcast_to_the_output_the_node_computes_not_the_one_declared():
+    # The graph output is declared of another rank than Gemm's [3, 6], to
+    # which C broadcasts: ONNX's message says so, not lighthouse's check.
+    proto = model(
+        [helper.make_node("Gemm", ["a", "b", "c"], ["y"], transB=1)],
+        [("a", FLOAT, [3, 4]), ("b", FLOAT, [6, 4])],
+        [("y", FLOAT, [6])],
+        initializers=[numpy_helper.from_array(np.ones((1, 6), np.float32), "c")],
+    )
+    with pytest.raises(ValueError, match=r"shape and type inference: .* differ in rank"):
+        onnx_ingress.load(proto)
+
+
 @pytest.mark.parametrize(
     "proto",
     [
