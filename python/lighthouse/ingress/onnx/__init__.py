@@ -18,7 +18,8 @@ The package: `prepare` (the passes, in order), `rules` (the rewrites of
 ONNX ops, a file per op family), `fold` (constants and ONNX's functions),
 `loops` (Scan and Loop), `bitcast`, `specialize` (inputs compiled for by
 value), `places` (where in the model an error is), `validate` (the checks
-of a model before anything else), `values` (graph helpers).
+of a model before anything else; `tensor_data`, `input_shapes`), `values`
+(graph helpers).
 """
 
 import os
@@ -32,8 +33,9 @@ from .values import DEFAULT_DOMAINS, constant_values, default_opset, types_of
 from .fold import expand_functions
 from .prepare import prepared
 from .rules import ON_LOWERING_ERROR, Site, declined, has_rules
-from .places import ModelPlaces, all_nodes, locate_the_unlocated, subgraphs
-from .validate import refuse_axes_out_of_range, validated
+from .places import ModelPlaces, all_nodes, all_tensors, locate_the_unlocated, subgraphs
+from .tensor_data import data_bytes, refuse_data_unlike_dims
+from .validate import refuse_what_inference_lets_through, validated
 from ...errors import ExchangeError, ImporterError, IngressError, LoweringCrash, LoweringError
 from ..torch_mlir import import_context, importer_failure, require
 from ..torch_mlir.unsigned import STAGE as UNSIGNED_CHECK
@@ -98,9 +100,11 @@ def load(
         folder in it; by default in the system's temporary folder.
       keep_temps: keeps those files.
 
-    The model is checked as strictly as onnxruntime refuses models
-    (`validate`): ONNX's checker, its shape and type inference in strict
-    mode, and the axes of nodes against the ranks inferred.
+    The model is checked as strictly as onnxruntime refuses models: its
+    tensors' data against their dims and types (`tensor_data`), ONNX's
+    checker, its shape and type inference in strict mode, and the shapes of
+    the inputs it does not check and the axes of nodes against the shapes
+    inferred (`validate`).
 
     Raises:
       FileNotFoundError: no such file.
@@ -110,8 +114,9 @@ def load(
     if isinstance(model, onnx.ModelProto):
         proto = model
         source = "the model"
-        if data_dir is not None:
-            _load_external_data(proto, os.fspath(data_dir), source)
+        # Without a folder, ONNX's checker finds external data from the
+        # current one, as lighthouse's check of its size does.
+        folder = os.fspath(data_dir) if data_dir is not None else None
     elif isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
         source = path
@@ -121,9 +126,7 @@ def load(
             proto = onnx.load(path, load_external_data=False)
         except Exception as error:  # protobuf's DecodeError and friends
             raise ValueError(f"{path} is not a valid ONNX model: {error}") from None
-        _load_external_data(
-            proto, os.fspath(data_dir) if data_dir else os.path.dirname(os.path.abspath(path)), path
-        )
+        folder = os.fspath(data_dir) if data_dir else os.path.dirname(os.path.abspath(path))
     else:
         raise TypeError(f"expected a path or an onnx.ModelProto, got {type(model).__name__}")
 
@@ -133,6 +136,12 @@ def load(
     not_utf8 = _string_not_utf8(proto)
     if not_utf8:
         raise ValueError(f"{source} is not a valid ONNX model: {not_utf8}")
+    # Named first, so that the messages of the checks name the node too; a
+    # copy, if it is one, made before the external data is read into it.
+    proto = _name_nodes(proto, owned=proto is not model)
+    refuse_data_unlike_dims(proto, source, folder or "")
+    if folder is not None:
+        _load_external_data(proto, folder, source)
     try:
         # ONNX checks and infers a model over protobuf's 2 GB only from files.
         large = proto.ByteSize() > onnx.checker.MAXIMUM_PROTOBUF
@@ -140,11 +149,11 @@ def load(
             onnx.checker.check_model(proto)
         if opset_version is not None:
             proto = onnx.version_converter.convert_version(proto, opset_version)
-        # Named first, so that ONNX's messages name the node too.
+        # The nodes a conversion adds named too.
         named = _name_nodes(proto, owned=proto is not model)
         if large:
             inferred = _checked_in_files(named, data_prop, temp_dir, keep_temps)
-            refuse_axes_out_of_range(inferred, source)
+            refuse_what_inference_lets_through(inferred, source)
         else:
             inferred = validated(named, source, data_prop)
     except onnx.checker.ValidationError as error:
@@ -160,12 +169,21 @@ def load(
 
 
 def _load_external_data(proto: "onnx.ModelProto", folder: str, source: str) -> None:
-    """Reads the tensors `proto` stores as external data, from `folder`.
+    """Reads the tensors `proto` stores as external data, from `folder`: one
+    given no length for the bytes its dims take, as onnxruntime reads it
+    (ONNX's loader reads its file to the end).
 
     Raises:
       FileNotFoundError: a tensor's file is missing; ONNX refuses a location
         that is not a file in `folder` with the same error as a missing one.
     """
+    for _, tensor, _ in all_tensors(proto):
+        if (
+            tensor.data_location == onnx.TensorProto.EXTERNAL
+            and tensor.data_type != onnx.TensorProto.STRING
+            and all(entry.key != "length" for entry in tensor.external_data)
+        ):
+            tensor.external_data.add(key="length", value=str(data_bytes(tensor)))
     try:
         onnx.load_external_data_for_model(proto, folder)
     except (OSError, onnx.checker.ValidationError) as error:
@@ -320,18 +338,9 @@ def _typed_bools_as_bytes(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     where MLIR packs eight); of bytes, it builds a resource."""
 
     def typed_bools(model):
-        nodes = all_nodes(model.graph)
-        for function in model.functions:
-            nodes += all_nodes(function)
-        graphs = [model.graph] + [graph for node in nodes for _, graph in subgraphs(node)]
-        tensors = [tensor for graph in graphs for tensor in graph.initializer]
-        for attribute in (attribute for node in nodes for attribute in node.attribute):
-            if attribute.type == onnx.AttributeProto.TENSOR:
-                tensors.append(attribute.t)
-            tensors.extend(attribute.tensors)
         return [
             tensor
-            for tensor in tensors
+            for _, tensor, _ in all_tensors(model)
             if tensor.data_type == onnx.TensorProto.BOOL
             and not tensor.HasField("raw_data")
             and tensor.data_location != onnx.TensorProto.EXTERNAL

@@ -1,10 +1,11 @@
 """Where in an ONNX model a lowering error is: the locations lighthouse
 gives the ops torch-mlir's importer leaves without one, and the node (name
 and op type), graph output or graph input that each error diagnostic of
-torch-mlir's passes comes from (`ModelPlaces.place`). Used by `onnx.py`."""
+torch-mlir's passes comes from (`ModelPlaces.place`); the nodes and the
+tensors of a model, the tensors with where each is (`all_tensors`)."""
 
 import re
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
 from ... import ir
 from .values import DEFAULT_DOMAINS
@@ -31,6 +32,61 @@ def all_nodes(graph) -> List["onnx.NodeProto"]:
         for _, subgraph in subgraphs(node):
             nodes.extend(all_nodes(subgraph))
     return nodes
+
+
+class PlacedTensor(NamedTuple):
+    """A tensor of a model, the words that say where it is, and the name of
+    the initializer it is (or a sparse one's values or indices of), if it is
+    one."""
+
+    where: str
+    tensor: "onnx.TensorProto"
+    initializer: Optional[str]
+
+
+def all_tensors(proto: "onnx.ModelProto") -> Iterator[PlacedTensor]:
+    """The tensors of `proto`: the initializers of its graphs (a sparse
+    one's values and indices) and the tensors of its nodes' attributes (a
+    Constant's `value`), in the main graph, its functions and their nodes'
+    subgraphs."""
+    yield from _graph_tensors(proto.graph, "")
+    for function in proto.functions:
+        yield from _nodes_tensors(function.node, f" of function '{function.name}'")
+
+
+def _graph_tensors(graph, inside: str) -> Iterator[PlacedTensor]:
+    for tensor in graph.initializer:
+        yield PlacedTensor(f"initializer '{tensor.name}'{inside}", tensor, tensor.name)
+    for sparse in graph.sparse_initializer:
+        name = sparse.values.name
+        yield from _sparse_tensors(f"sparse initializer '{name}'{inside}", sparse, name)
+    yield from _nodes_tensors(graph.node, inside)
+
+
+def _nodes_tensors(nodes, inside: str) -> Iterator[PlacedTensor]:
+    for node in nodes:
+        yield from _attribute_tensors(node, inside)
+        for attribute, subgraph in subgraphs(node):
+            where = f" of the {attribute} of ONNX node '{node.name}' ({_op(node)}){inside}"
+            yield from _graph_tensors(subgraph, where)
+
+
+def _attribute_tensors(node, inside: str) -> Iterator[PlacedTensor]:
+    for attribute in node.attribute:
+        where = f"attribute '{attribute.name}' of ONNX node '{node.name}' ({_op(node)}){inside}"
+        if attribute.type == onnx.AttributeProto.TENSOR:
+            yield PlacedTensor(where, attribute.t, None)
+        elif attribute.type == onnx.AttributeProto.SPARSE_TENSOR:
+            yield from _sparse_tensors(where, attribute.sparse_tensor, None)
+        for index, tensor in enumerate(attribute.tensors):
+            yield PlacedTensor(f"{where} [{index}]", tensor, None)
+        for index, sparse in enumerate(attribute.sparse_tensors):
+            yield from _sparse_tensors(f"{where} [{index}]", sparse, None)
+
+
+def _sparse_tensors(where: str, sparse, initializer: Optional[str]) -> Iterator[PlacedTensor]:
+    yield PlacedTensor(f"the values of {where}", sparse.values, initializer)
+    yield PlacedTensor(f"the indices of {where}", sparse.indices, initializer)
 
 
 #: How the location lighthouse gives the main graph's return starts: the

@@ -1,7 +1,8 @@
 """ONNX models checked before lowering, as strictly as onnxruntime refuses
 them: ONNX's shape and type inference in strict mode, with the type
-constraints of each op's schema, and the axes of every node (attributes, or
-constant inputs) against the ranks it infers. A model that fails is refused
+constraints of each op's schema, then, of the ranks and shapes it infers,
+the inputs whose shapes it does not check (`input_shapes`) and the axes of
+every node (attributes, or constant inputs). A model that fails is refused
 with a ValueError naming the node, instead of lowered wrong (a Relu whose
 graph output is declared BOOL, cast to it) or not at all (torch-mlir's
 conversion of a Softmax whose axis is far past its rank does not return).
@@ -12,13 +13,21 @@ output declared of another type), lighthouse's checks name it."""
 import collections
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
+from .input_shapes import INPUT_SHAPES
 from .places import all_nodes, subgraphs
-from .values import DEFAULT_DOMAINS, constant_values, default_opset, static_shape, types_of
+from .values import (
+    DEFAULT_DOMAINS,
+    constant_values,
+    default_opset,
+    known_dims,
+    static_shape,
+    types_of,
+)
 from ..torch_mlir import require
 
 onnx = require("onnx", "onnx")
 
-__all__ = ["refuse_axes_out_of_range", "validated"]
+__all__ = ["refuse_what_inference_lets_through", "validated"]
 
 #: What ONNX's inference raises when it refuses a model: its own errors,
 #: and ValueError for some (a Cast to an element type it does not have).
@@ -56,10 +65,10 @@ def validated(proto: "onnx.ModelProto", source: str, data_prop: bool = True) -> 
 
     Raises:
       ValueError: ONNX's inference fails (a type its op's schema does not
-        allow, a declared type or shape other than the one computed), or an
-        axis is outside the rank of what it indexes; the message names the
-        node where ONNX's or lighthouse's checks find it, and says what
-        `source` is.
+        allow, a declared type or shape other than the one computed), an
+        input's shape is one its op does not take, or an axis is outside
+        the rank of what it indexes; the message names the node where
+        ONNX's or lighthouse's checks find it, and says what `source` is.
     """
     # `onnx.checker.check_model(full_check=True)` is the checker's checks,
     # which `load` runs, and this inference without data propagation: run
@@ -71,8 +80,17 @@ def validated(proto: "onnx.ModelProto", source: str, data_prop: bool = True) -> 
         if inferred is None:
             _refuse_naming_the_node(proto, source)
             raise ValueError(f"{source} fails ONNX's shape and type inference: {error}") from None
-    refuse_axes_out_of_range(inferred, source)
+    refuse_what_inference_lets_through(inferred, source)
     return inferred
+
+
+def refuse_what_inference_lets_through(proto: "onnx.ModelProto", source: str) -> None:
+    """Raises a ValueError naming the first node of `proto`, whose shapes
+    and types ONNX inferred, with an input of a shape its op does not take,
+    or an axis out of range, of the ranks and shapes inferred."""
+    types = _all_types(proto.graph)
+    _refuse_input_shapes_not_taken(proto, types, source)
+    _refuse_axes_out_of_range(proto, types, source)
 
 
 def _strictly_inferred(proto: "onnx.ModelProto", data_prop: bool) -> "onnx.ModelProto":
@@ -89,7 +107,7 @@ def _refuse_naming_the_node(proto: "onnx.ModelProto", source: str) -> None:
         lenient = onnx.shape_inference.infer_shapes(proto, data_prop=True)
     except INFERENCE_ERRORS:
         return  # ONNX's message alone, then.
-    refuse_axes_out_of_range(lenient, source)
+    refuse_what_inference_lets_through(lenient, source)
     _refuse_unknown_element_types(lenient, source)
     _refuse_types_outside_schemas(lenient, source)
     _refuse_outputs_declared_otherwise(lenient, source)
@@ -168,15 +186,11 @@ def _ignores_axis(node, schema, types) -> bool:
     return False
 
 
-def _axes_of(node, schema, constants, source: str) -> Iterator[Tuple[str, list]]:
+def _axes_of(node, schema, constants) -> Iterator[Tuple[str, list]]:
     """The axes `node` takes, each list with the words that say where it
     takes it: of its axis attributes, and of its inputs of axes that are
-    constants (ReduceSum's, Unsqueeze's from opset 13 on).
-
-    Raises:
-      ValueError: an input of axes is a constant of more than one dimension
-        (onnxruntime takes a scalar or a 1-D tensor).
-    """
+    constants (ReduceSum's, Unsqueeze's from opset 13 on), flattened (their
+    ranks are checked with the other inputs' shapes)."""
     for attribute in node.attribute:
         if attribute.name not in AXIS_ATTRIBUTES:
             continue
@@ -188,26 +202,16 @@ def _axes_of(node, schema, constants, source: str) -> Iterator[Tuple[str, list]]
     for formal, name in zip(schema.inputs, node.input):
         if formal.name not in AXIS_ATTRIBUTES or name not in constants:
             continue
-        try:
-            value = constants[name]
-        except ValueError:
-            continue  # Its data disagrees with its shape or type: ONNX's checks say so.
-        where = f"{formal.name} (input {name!r})"
-        if value.ndim > 1:
-            raise ValueError(
-                f"{source}: ONNX node {node.name!r} ({node.op_type}): {where} is a constant of "
-                f"shape {list(value.shape)}, not a scalar or a 1-D tensor"
-            )
+        value = constants[name]
         if value.dtype.kind == "i":  # Else ONNX's inference refuses its type.
-            yield where, value.reshape(-1).tolist()
+            yield f"{formal.name} (input {name!r})", value.reshape(-1).tolist()
 
 
-def refuse_axes_out_of_range(proto: "onnx.ModelProto", source: str) -> None:
+def _refuse_axes_out_of_range(proto: "onnx.ModelProto", types, source: str) -> None:
     """Raises a ValueError naming the first node with an axis attribute, or
     an input of axes that is a constant, outside the range of the dimensions
-    it indexes, of ranks `proto`'s inference knows."""
+    it indexes, of ranks `proto`'s inference knows (`types`)."""
     opset = default_opset(proto)
-    types = _all_types(proto.graph)
     graphs = [proto.graph, *(g for node in all_nodes(proto.graph) for _, g in subgraphs(node))]
     constants = collections.ChainMap(*(constant_values(graph) for graph in graphs))
     for node in all_nodes(proto.graph):
@@ -215,7 +219,7 @@ def refuse_axes_out_of_range(proto: "onnx.ModelProto", source: str) -> None:
         if schema is None or not node.input or _ignores_axis(node, schema, types):
             continue
         rank = _rank(types, node.input[0])
-        for where, axes in _axes_of(node, schema, constants, source):
+        for where, axes in _axes_of(node, schema, constants):
             if rank is None:
                 continue
             low, high = AXIS_RANGES.get(node.op_type, _dimensions)(rank, axes)
@@ -226,6 +230,37 @@ def refuse_axes_out_of_range(proto: "onnx.ModelProto", source: str) -> None:
                     f"{', '.join(map(str, outside))} out of range for its input "
                     f"{node.input[0]!r} of rank {rank} (from {low} to {high})"
                 )
+
+
+def _refuse_input_shapes_not_taken(proto: "onnx.ModelProto", types, source: str) -> None:
+    """Raises a ValueError naming the first node with an input of a shape
+    its op does not take (`INPUT_SHAPES`), of the ranks and sizes `proto`'s
+    inference knows (`types`)."""
+    opset = default_opset(proto)
+    for node in all_nodes(proto.graph):
+        takes = INPUT_SHAPES.get(node.op_type)
+        schema = _schema(node, opset) if takes else None
+        if schema is None:
+            continue
+        output = None
+        if any(shape.of_output for shape in takes.values()):
+            computed = _computed_outputs(proto, schema, node, types).get(node.output[0])
+            output = known_dims(computed) if computed is not None else None
+        for formal, name in zip(schema.inputs, node.input):
+            shape = takes.get(formal.name)
+            dims = known_dims(types[name]) if name in types else None
+            if shape is None or dims is None or not shape.refuses(dims, output):
+                continue
+            raise ValueError(
+                f"{source}: ONNX node {node.name!r} ({node.op_type}): input {name!r} "
+                f"({formal.name}) is of shape {_dims_text(dims)}, where {node.op_type} takes "
+                + shape.says.format(output=_dims_text(output or []))
+            )
+
+
+def _dims_text(dims) -> str:
+    """Dimensions as a list reads, "?" for one not known: [?, 3]."""
+    return "[" + ", ".join("?" if size is None else str(size) for size in dims) + "]"
 
 
 def _type_text(value_type) -> Optional[str]:
@@ -309,12 +344,7 @@ def _refuse_outputs_declared_otherwise(proto: "onnx.ModelProto", source: str) ->
         schema = _schema(node, opset) if node is not None else None
         if _type_text(value.type) is None or schema is None:
             continue
-        try:
-            computed = onnx.shape_inference.infer_node_outputs(
-                schema, node, types, opset_imports=list(proto.opset_import)
-            )
-        except (*INFERENCE_ERRORS, KeyError):
-            continue  # The node's own failure, which ONNX's message names.
+        computed = _computed_outputs(proto, schema, node, types)
         if value.name not in computed:
             continue
         declared, computes = _type_text(value.type), _type_text(computed[value.name])
@@ -323,3 +353,17 @@ def _refuse_outputs_declared_otherwise(proto: "onnx.ModelProto", source: str) ->
                 f"{source}: graph output {value.name!r} is declared {declared}, but "
                 f"ONNX node {node.name!r} ({node.op_type}) computes {computes}"
             )
+
+
+def _computed_outputs(proto: "onnx.ModelProto", schema, node, types) -> Dict[str, "onnx.TypeProto"]:
+    """The types of `node`'s outputs by ONNX's inference of that node alone,
+    from the types of its inputs in `types` (a graph output's declared type
+    may be another); none where it fails (the node's own failure, which
+    ONNX's message names)."""
+    inputs = {name: types[name] for name in node.input if name in types}
+    try:
+        return onnx.shape_inference.infer_node_outputs(
+            schema, node, inputs, opset_imports=list(proto.opset_import)
+        )
+    except (*INFERENCE_ERRORS, KeyError):
+        return {}

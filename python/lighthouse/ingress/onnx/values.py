@@ -18,6 +18,7 @@ __all__ = [
     "constant_node_value",
     "constant_values",
     "default_opset",
+    "known_dims",
     "lighthouse_function",
     "replace_nodes",
     "source_value",
@@ -58,15 +59,19 @@ def used_names(nodes) -> Set[str]:
     return used
 
 
-def static_shape(value_type) -> Optional[List[int]]:
-    """The dimensions of a tensor type, None unless all are known."""
+def known_dims(value_type) -> Optional[List[Optional[int]]]:
+    """The dimensions of a tensor type, None for those not known; None if
+    its rank is not known."""
     tensor_type = value_type.tensor_type
     if not value_type.HasField("tensor_type") or not tensor_type.HasField("shape"):
         return None
-    dims = tensor_type.shape.dim
-    if not all(dim.HasField("dim_value") for dim in dims):
-        return None
-    return [dim.dim_value for dim in dims]
+    return [dim.dim_value if dim.HasField("dim_value") else None for dim in tensor_type.shape.dim]
+
+
+def static_shape(value_type) -> Optional[List[int]]:
+    """The dimensions of a tensor type, None unless all are known."""
+    dims = known_dims(value_type)
+    return None if dims is None or None in dims else dims
 
 
 def constant_node_value(node) -> Optional["np.ndarray"]:

@@ -10,7 +10,7 @@ onnx = pytest.importorskip("onnx", reason="needs lighthouse[onnx]")
 pytest.importorskip("torch_mlir", reason="needs torch-mlir (lighthouse[onnx])")
 
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
-from onnx_graphs import check_compiled, model  # noqa: E402
+from onnx_graphs import check_against_onnxruntime, check_compiled, model  # noqa: E402
 
 import lighthouse  # noqa: E402
 from lighthouse.ingress import onnx as onnx_ingress  # noqa: E402
@@ -80,28 +80,147 @@ def test_axes_out_of_range_are_refused_naming_the_node(
         onnx_ingress.load(proto)
 
 
+def test_axes_given_as_constant_inputs_are_checked():
+    proto = model(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["y"])],
+        [X],
+        [("y", FLOAT, [1, 1])],
+        initializers=[numpy_helper.from_array(np.array([1, -3], np.int64), "axes")],
+    )
+    message = r"ONNX node 'ReduceSum_0' \(ReduceSum\): axes \(input 'axes'\) -3 out of range"
+    with pytest.raises(ValueError, match=rf"{message} .* rank 2"):
+        onnx_ingress.load(proto)
+
+
+def with_constants(op_type, inputs, output, constants, opset=18, **attributes):
+    """A model of one `op_type` node of x (float[2, 3, 4]) and `constants`
+    (initializers, by name, of int64 or float32 as their values are), of
+    inputs `inputs` in order ("" for one left out) and `output`'s shape."""
+    initializers = [
+        numpy_helper.from_array(
+            np.array(value, np.float32 if np.asarray(value).dtype.kind == "f" else np.int64), name
+        )
+        for name, value in constants.items()
+    ]
+    return model(
+        [helper.make_node(op_type, inputs, ["y"], **attributes)],
+        [("x", FLOAT, [2, 3, 4])],
+        [("y", FLOAT, output)],
+        opset,
+        initializers,
+    )
+
+
+PADS = {"pads": [0, 0, 1, 0, 0, 1]}
+
+
 @pytest.mark.parametrize(
-    "op_type, axes, output, message",
+    "proto, message",
     [
-        # onnxruntime refuses it; lighthouse took its values flattened.
-        (
-            "Unsqueeze",
-            [[0], [1]],
-            [1, 1, 2, 3],
-            r"axes \(input 'axes'\) is a constant of shape \[2, 1\]",
+        # onnxruntime refuses each; ONNX's inference lets each through, of
+        # a rank it does not check, and lighthouse compiled the first five.
+        # The fuzzer's mutant 1997: lighthouse took the shape flattened.
+        pytest.param(
+            with_constants("Reshape", ["x", "shape"], [4, 6], {"shape": [[4], [6]]}),
+            r"'Reshape_0' \(Reshape\): input 'shape' \(shape\) is of shape \[2, 1\], where "
+            r"Reshape takes a 1-D tensor",
+            id="vector",
         ),
-        ("ReduceSum", [1, -3], [1, 1], r"axes \(input 'axes'\) -3 out of range .* rank 2"),
+        pytest.param(
+            with_constants("ReduceSum", ["x", "axes"], [2, 1, 4], {"axes": 1}, keepdims=1),
+            r"input 'axes' \(axes\) is of shape \[\], where ReduceSum takes a 1-D tensor",
+            id="vector-not-scalar",
+        ),
+        pytest.param(
+            with_constants("Clip", ["x", "min"], [2, 3, 4], {"min": [[0.0]]}),
+            r"input 'min' \(min\) is of shape \[1, 1\], where Clip takes a scalar \(or a 1-D "
+            r"tensor of one value\)",
+            id="scalar",
+        ),
+        pytest.param(
+            with_constants("Pad", ["x", "pads", "v"], [2, 3, 6], {**PADS, "v": [1.0, 2.0]}),
+            r"input 'v' \(constant_value\) is of shape \[2\], where Pad takes a tensor of one "
+            r"value",
+            id="one-value",
+        ),
+        # The fuzzer's mutant 1050: a bias that does not broadcast to X.
+        pytest.param(
+            with_constants(
+                "LayerNormalization", ["x", "s", "b"], [2, 3, 4], {"s": [1.0] * 4, "b": [[0.0]] * 4}
+            ),
+            r"input 'b' \(B\) is of shape \[4, 1\], where LayerNormalization takes a tensor "
+            r"that broadcasts to its output's shape \[2, 3, 4\]",
+            id="broadcast-to-output",
+        ),
+        # torch-mlir's process crashed on it.
+        pytest.param(
+            model(
+                [helper.make_node("ConstantOfShape", ["shape"], ["y"])],
+                [],
+                [("y", FLOAT, [])],
+                initializers=[numpy_helper.from_array(np.array(3, np.int64), "shape")],
+            ),
+            r"input 'shape' \(input\) is of shape \[\], where ConstantOfShape takes a tensor of "
+            r"one dimension or more",
+            id="not-scalar",
+        ),
+        # Unsqueeze takes a scalar too.
+        pytest.param(
+            with_constants("Unsqueeze", ["x", "axes"], [1, 2, 1, 3, 4], {"axes": [[0], [2]]}),
+            r"input 'axes' \(axes\) is of shape \[2, 1\], where Unsqueeze takes a scalar or a "
+            r"1-D tensor",
+            id="scalar-or-vector",
+        ),
+        # A rank its declared type gives, of an input whose size is not known.
+        pytest.param(
+            model(
+                [helper.make_node("Reshape", ["x", "shape"], ["y"])],
+                [("x", FLOAT, [2, 3, 4]), ("shape", TensorProto.INT64, ["N", 1])],
+                [("y", FLOAT, ["A", "B"])],
+            ),
+            r"input 'shape' \(shape\) is of shape \[\?, 1\], where Reshape takes a 1-D tensor",
+            id="rank-of-a-graph-input",
+        ),
     ],
 )
-def test_axes_given_as_constant_inputs_are_checked(op_type, axes, output, message):
-    proto = model(
-        [helper.make_node(op_type, ["x", "axes"], ["y"])],
-        [X],
-        [("y", FLOAT, output)],
-        initializers=[numpy_helper.from_array(np.array(axes, np.int64), "axes")],
-    )
-    with pytest.raises(ValueError, match=rf"ONNX node '{op_type}_0' \({op_type}\): {message}"):
+def test_input_shapes_an_op_does_not_take_are_refused_naming_the_node(proto, message):
+    with pytest.raises(ValueError, match=rf"^the model: ONNX node .*{message}"):
         onnx_ingress.load(proto)
+
+
+def test_inputs_broadcast_to_the_output_the_node_computes_not_the_one_declared():
+    # The graph output is declared of another rank than Gemm's [3, 6], to
+    # which C broadcasts: ONNX's message says so, not lighthouse's check.
+    proto = model(
+        [helper.make_node("Gemm", ["a", "b", "c"], ["y"], transB=1)],
+        [("a", FLOAT, [3, 4]), ("b", FLOAT, [6, 4])],
+        [("y", FLOAT, [6])],
+        initializers=[numpy_helper.from_array(np.ones((1, 6), np.float32), "c")],
+    )
+    with pytest.raises(ValueError, match=r"shape and type inference: .* differ in rank"):
+        onnx_ingress.load(proto)
+
+
+@pytest.mark.parametrize(
+    "proto",
+    [
+        # Broadcast to X, not X's normalized dimensions: onnxruntime takes both.
+        with_constants(
+            "LayerNormalization",
+            ["x", "scale", "bias"],
+            [2, 3, 4],
+            {"scale": [1.5], "bias": np.full((3, 1), 0.5)},
+            axis=-1,
+        ),
+        with_constants("PRelu", ["x", "slope"], [2, 3, 4], {"slope": [[0.1], [0.2], [0.3]]}),
+        with_constants("Clip", ["x", "min"], [2, 3, 4], {"min": [0.0]}),
+        with_constants("Pad", ["x", "pads", "v"], [2, 3, 6], {**PADS, "v": [[2.0]]}),
+    ],
+    ids=["layer-norm", "prelu", "clip", "pad"],
+)
+def test_input_shapes_onnxruntime_takes_compile_as_it_computes_them(proto):
+    x = np.random.default_rng(6).standard_normal((2, 3, 4)).astype(np.float32)
+    check_against_onnxruntime(proto, [x])
 
 
 def test_axis_of_a_node_in_a_subgraph_is_refused_naming_it():
