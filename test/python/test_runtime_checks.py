@@ -107,6 +107,49 @@ def test_operands_of_different_sizes_raise(pipeline):
         compiled(a, np.ones(1000, np.float32))
 
 
+# A slice at an offset and stride given at run time, inserted back at a
+# size given at run time, and padded to a static size by a pad given at run
+# time: each must stay inside its tensor or make the size its type states.
+SLICES_AND_PADS = """
+func.func @main(%a: tensor<8xf32>, %b: tensor<?xf32>, %at: index, %step: index, %to: index,
+                %n: index, %high: index) -> (tensor<3xf32>, tensor<8xf32>, tensor<12xf32>) {
+  %s = tensor.extract_slice %a[%at] [3] [%step] : tensor<8xf32> to tensor<3xf32>
+  %i = tensor.insert_slice %b into %a[%to] [%n] [%step] : tensor<?xf32> into tensor<8xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %a low[1] high[%high] {
+  ^bb0(%k: index):
+    tensor.yield %zero : f32
+  } : tensor<8xf32> to tensor<12xf32>
+  return %s, %i, %p : tensor<3xf32>, tensor<8xf32>, tensor<12xf32>
+}"""
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+def test_slices_and_pads_given_at_run_time_are_checked(pipeline):
+    compiled = compile_module(SLICES_AND_PADS, pipeline=pipeline)
+    a, b = np.arange(8, dtype=np.float32), np.array([-1, -2], np.float32)
+    s, i, p = compiled(a, b, 0, 3, 0, 2, 3)
+    np.testing.assert_array_equal(s, a[0:9:3])
+    np.testing.assert_array_equal(i, [-1, 1, 2, -2, 4, 5, 6, 7])
+    np.testing.assert_array_equal(p, np.pad(a, (1, 3)))
+    # Backwards from offset 7 by 3: reads 7, 4, 1 and writes 7, 4.
+    s, i, _ = compiled(a, b, 7, -3, 7, 2, 3)
+    np.testing.assert_array_equal(s, [7, 4, 1])
+    np.testing.assert_array_equal(i, [0, 1, 2, 3, -2, 5, 6, -1])
+    cases = [
+        ((a, b, 0, 4, 0, 2, 3), "tensor.extract_slice at .*: the slice runs out of the source"),
+        ((a, b, 8, 1, 0, 2, 3), "tensor.extract_slice at .*: the slice runs out of the source"),
+        ((a, b, 7, -(2**31), 0, 2, 3), "tensor.extract_slice at .*: the slice runs out of"),
+        ((a, b, 2**63 - 1, 1, 0, 2, 3), "the slice runs out of the source"),
+        ((a, b, 0, 1, 7, 2, 3), "tensor.insert_slice at .*: the slice runs out of the destination"),
+        ((a, b, 0, 1, 0, 3, 3), "tensor.insert_slice at .*: the inserted tensor's sizes differ"),
+        ((a, b, 0, 1, 0, 2, 4), "tensor.pad at .*: the padded sizes differ from the result type's"),
+    ]
+    for arguments, message in cases:
+        with pytest.raises(ValueError, match=message):
+            compiled(*arguments)
+
+
 # Rows gathered at run time, then read by an op whose result states one row:
 # the sizes the op's check proves must not reach the gather before it.
 GATHER_THEN_ONE_ROW = """

@@ -7,7 +7,12 @@
 // lighthouse-lower-runtime-checks):
 //  - every op with MLIR's runtime verification interface (linalg ops: each
 //    operand's sizes against the loop ranges; tensor casts to static sizes,
-//    slices, inserts, extracts, dims) outside the bodies of linalg ops;
+//    inserts, extracts, dims) outside the bodies of linalg ops;
+//  - tensor.extract_slice and tensor.insert_slice: every position in the
+//    tensor, whichever way the stride goes; an insert's source of the
+//    slice's sizes;
+//  - tensor.pad: pads not negative, and making its result's static sizes;
+//  - every op: the static sizes of the tensors it makes within 2^62 bytes;
 //  - tensor.concat: the sizes of its operands along the other dimensions;
 //  - tensor.reshape and tensor.expand_shape: sizes given at run time that
 //    hold the source's elements;
@@ -270,10 +275,11 @@ SmallVector<tensor::ExtractOp> checkGathers(linalg::GenericOp op) {
 }
 
 /// Pads are sizes: a negative dynamic one would shrink the result below the
-/// source it is copied into. A static pad of -2^63 is MLIR's marker of a
-/// dynamic one, which its verifier lets through: the op then has fewer pad
-/// operands than pads that read one, and any pattern asking for its pads
-/// reads past them.
+/// source it is copied into, and with the source's they make the result's
+/// sizes, which a static size of its type must equal. A static pad of -2^63 is
+/// MLIR's marker of a dynamic one, which its verifier lets through: the op then
+/// has fewer pad operands than pads that read one, and any pattern asking for
+/// its pads reads past them.
 LogicalResult checkPad(tensor::PadOp pad) {
   auto dynamicCount = [](ArrayRef<int64_t> pads) {
     return llvm::count_if(pads, ShapedType::isDynamic);
@@ -292,6 +298,27 @@ LogicalResult checkPad(tensor::PadOp pad) {
     nonNegative.push_back(
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, amount, zero));
   assertAll(b, loc, nonNegative, describe(pad, "negative padding"));
+  // A static size of the result that pads given at run time must make.
+  SmallVector<Value> sized;
+  RankedTensorType type = pad.getResultType();
+  SmallVector<OpFoldResult> low = pad.getMixedLowPad(),
+                            high = pad.getMixedHighPad();
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (type.isDynamicDim(d) ||
+        (!pad.getSourceType().isDynamicDim(d) && isa<Attribute>(low[d]) &&
+         isa<Attribute>(high[d])))
+      continue;
+    Value size = arith::AddIOp::create(
+        b, loc, tensor::DimOp::create(b, loc, pad.getSource(), d),
+        arith::AddIOp::create(
+            b, loc, getValueOrCreateConstantIndexOp(b, loc, low[d]),
+            getValueOrCreateConstantIndexOp(b, loc, high[d])));
+    sized.push_back(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, size,
+        arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))));
+  }
+  assertAll(b, loc, sized,
+            describe(pad, "the padded sizes differ from the result type's"));
   return success();
 }
 
@@ -372,35 +399,54 @@ void checkExpandShape(tensor::ExpandShapeOp expand) {
               describe(expand, "the sizes do not hold the expanded dimension"));
 }
 
-/// A new tensor's size in bytes must fit in 63 bits: the allocation's size
-/// computation would wrap to a small buffer that the code then overruns.
-/// Static sizes are checked here, dynamic ones at run time.
-LogicalResult checkAllocationSize(tensor::EmptyOp empty) {
-  RankedTensorType type = empty.getType();
-  Type element = type.getElementType();
-  if (!element.isIntOrIndexOrFloat())
-    return success();
-  int64_t bytes = element.isIndex()
-                      ? 8
-                      : llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-  const uint64_t limit = uint64_t(1) << 62;
-  uint64_t staticBytes = bytes;
+/// Sizes in bytes past this are refused: an allocation's size computation
+/// would wrap to a small buffer that the code then overruns.
+constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 62;
+
+uint64_t bytesPerElement(Type element) {
+  return element.isIndex()
+             ? 8
+             : llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+}
+
+/// The bytes of `type`'s static sizes, or nullopt past kMaxTensorBytes.
+std::optional<uint64_t> staticBytes(RankedTensorType type) {
+  uint64_t bytes = bytesPerElement(type.getElementType());
   for (int64_t size : type.getShape()) {
     if (ShapedType::isDynamic(size))
       continue;
-    if (size != 0 && staticBytes > limit / size)
-      return empty.emitError()
-             << "a tensor of " << type << " holds more bytes than memory can";
-    staticBytes *= size;
+    if (size != 0 && bytes > kMaxTensorBytes / size)
+      return std::nullopt;
+    bytes *= size;
   }
-  if (type.hasStaticShape())
-    return success();
+  return bytes;
+}
+
+/// Every tensor an op makes fits in memory, as far as its static sizes
+/// tell: whichever op it is, bufferization allocates it.
+LogicalResult checkStaticSizes(Operation *op) {
+  for (Type type : op->getResultTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (tensor && tensor.getElementType().isIntOrIndexOrFloat() &&
+        !staticBytes(tensor))
+      return op->emitError()
+             << "a tensor of " << type << " holds more bytes than memory can";
+  }
+  return success();
+}
+
+/// A new tensor's sizes given at run time keep its bytes within
+/// kMaxTensorBytes.
+void checkAllocationSize(tensor::EmptyOp empty) {
+  RankedTensorType type = empty.getType();
+  if (!type.getElementType().isIntOrIndexOrFloat() || type.hasStaticShape())
+    return;
   OpBuilder b(empty);
   Location loc = empty.getLoc();
   // total <= limit, one dynamic size at a time: size <= limit / total.
-  Value total = arith::ConstantIndexOp::create(b, loc, staticBytes);
+  Value total = arith::ConstantIndexOp::create(b, loc, *staticBytes(type));
   Value fits = arith::ConstantIntOp::create(b, loc, 1, 1);
-  Value bound = arith::ConstantIndexOp::create(b, loc, limit);
+  Value bound = arith::ConstantIndexOp::create(b, loc, kMaxTensorBytes);
   for (Value size : empty.getDynamicSizes()) {
     Value room = arith::DivUIOp::create(
         b, loc, bound,
@@ -414,7 +460,83 @@ LogicalResult checkAllocationSize(tensor::EmptyOp empty) {
   assertAll(b, loc, fits,
             describe(empty, "a tensor of these sizes holds more bytes than "
                             "memory can"));
-  return success();
+}
+
+/// Whether the positions `offset`, `offset + stride`, ... of a slice of
+/// `size` elements along a dimension of `extent` all lie in it. A slice of
+/// no element may start at the end. Unsigned comparisons take negative
+/// values as out of bounds, and the last position is never computed: the
+/// count of steps is bounded by the room the stride's direction leaves
+/// (offset + (size - 1) * stride would wrap for a stride of -2^31 and a
+/// size of 2^33).
+Value sliceInBounds(OpBuilder &b, Location loc, Value offset, Value size,
+                    Value stride, Value extent) {
+  auto cmp = [&](arith::CmpIPredicate predicate, Value lhs, Value rhs) {
+    return arith::CmpIOp::create(b, loc, predicate, lhs, rhs).getResult();
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value empty = cmp(arith::CmpIPredicate::eq, size, zero);
+  Value startsIn = arith::SelectOp::create(
+      b, loc, empty, cmp(arith::CmpIPredicate::ule, offset, extent),
+      cmp(arith::CmpIPredicate::ult, offset, extent));
+  Value backwards = cmp(arith::CmpIPredicate::slt, stride, zero);
+  Value room = arith::SelectOp::create(
+      b, loc, backwards, offset,
+      arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, extent, one),
+                            offset));
+  Value step = arith::SelectOp::create(
+      b, loc, backwards, arith::SubIOp::create(b, loc, zero, stride),
+      arith::MaxUIOp::create(b, loc, stride, one));
+  Value steps = arith::SubIOp::create(b, loc, size, one);
+  Value fits = arith::SelectOp::create(
+      b, loc, empty, arith::ConstantIntOp::create(b, loc, 1, 1),
+      cmp(arith::CmpIPredicate::ule, steps,
+          arith::DivUIOp::create(b, loc, room, step)));
+  Value sizeValid = cmp(arith::CmpIPredicate::sge, size, zero);
+  return arith::AndIOp::create(b, loc, sizeValid,
+                               arith::AndIOp::create(b, loc, startsIn, fits));
+}
+
+/// Every element a slice reads (tensor.extract_slice, of its source) or
+/// writes (tensor.insert_slice, into its destination) lies in `tensor`, and
+/// an insert's source has the sizes it is inserted at. MLIR's own check
+/// of extract_slice does not bound the offset of a slice that is not empty,
+/// the last position a negative stride reads; insert_slice has none.
+void checkSlice(OffsetSizeAndStrideOpInterface slice, Value tensor) {
+  OpBuilder b(slice);
+  Location loc = slice.getLoc();
+  SmallVector<Value> valid;
+  SmallVector<OpFoldResult> offsets = slice.getMixedOffsets(),
+                            sizes = slice.getMixedSizes(),
+                            strides = slice.getMixedStrides();
+  for (auto [d, offset, size, stride] :
+       llvm::enumerate(offsets, sizes, strides))
+    valid.push_back(
+        sliceInBounds(b, loc, getValueOrCreateConstantIndexOp(b, loc, offset),
+                      getValueOrCreateConstantIndexOp(b, loc, size),
+                      getValueOrCreateConstantIndexOp(b, loc, stride),
+                      tensor::DimOp::create(b, loc, tensor, d)));
+  auto insert = dyn_cast<tensor::InsertSliceOp>(slice.getOperation());
+  assertAll(b, loc, valid,
+            describe(slice, insert ? "the slice runs out of the destination"
+                                   : "the slice runs out of the source"));
+  if (!insert)
+    return;
+  SmallVector<Value> same;
+  llvm::SmallBitVector dropped = insert.getDroppedDims();
+  int64_t sourceDim = 0;
+  for (auto [d, size] : llvm::enumerate(sizes)) {
+    if (dropped.test(d))
+      continue;
+    same.push_back(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        tensor::DimOp::create(b, loc, insert.getSource(), sourceDim++),
+        getValueOrCreateConstantIndexOp(b, loc, size)));
+  }
+  assertAll(b, loc, same,
+            describe(slice, "the inserted tensor's sizes differ from the "
+                            "slice's"));
 }
 
 class InsertRuntimeChecksPass
@@ -429,17 +551,24 @@ public:
     // Collected first: checks are ops of the same kinds.
     SmallVector<Operation *> verifiable, others;
     SmallVector<linalg::GenericOp> generics;
+    bool sizeless = false;
     module.walk([&](Operation *op) {
       if (op->getParentOfType<linalg::LinalgOp>())
         return; // In a body: the gathers' checks below.
+      sizeless |= failed(checkStaticSizes(op));
       if (isa<tensor::ConcatOp, tensor::PadOp, tensor::ReshapeOp,
-              tensor::ExpandShapeOp, tensor::EmptyOp, tensor::DimOp>(op))
+              tensor::ExpandShapeOp, tensor::EmptyOp, tensor::DimOp,
+              tensor::ExtractSliceOp, tensor::InsertSliceOp>(op))
         others.push_back(op);
+      // Slices: checkSlice, which bounds their offsets too.
+      if (isa<RuntimeVerifiableOpInterface>(op) &&
+          !isa<tensor::ExtractSliceOp>(op))
+        verifiable.push_back(op);
       if (auto generic = dyn_cast<linalg::GenericOp>(op))
         generics.push_back(generic);
-      if (isa<RuntimeVerifiableOpInterface>(op))
-        verifiable.push_back(op);
     });
+    if (sizeless)
+      return signalPassFailure();
     for (Operation *op : verifiable) {
       OpBuilder b(op);
       cast<RuntimeVerifiableOpInterface>(op).generateRuntimeVerification(
@@ -455,10 +584,13 @@ public:
         checkReshape(reshape);
       else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
         checkExpandShape(expand);
-      else if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
-        if (failed(checkAllocationSize(empty)))
-          return signalPassFailure();
-      } else if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+      else if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+        checkAllocationSize(empty);
+      else if (auto extract = dyn_cast<tensor::ExtractSliceOp>(op))
+        checkSlice(extract, extract.getSource());
+      else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+        checkSlice(insert, insert.getDest());
+      else if (auto dim = dyn_cast<tensor::DimOp>(op)) {
         // Past its check, which fails: a size of a dimension the tensor does
         // not have is never used, and left in place it would be read at that
         // dimension by later folds (memref.dim of an allocation).

@@ -20,3 +20,16 @@ func.func @pad_of_the_dynamic_marker(%a: tensor<3x4xf32>) -> tensor<?x4xf32> {
   } : tensor<3x4xf32> to tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// Whichever op makes a tensor: a pad to a size no memory holds.
+func.func @pad_too_large(%a: tensor<3x4xf32>, %h: index) -> tensor<9223372036854775807x6xf32> {
+  %zero = arith.constant 0.5 : f32
+  // expected-error @+1 {{a tensor of 'tensor<9223372036854775807x6xf32>' holds more bytes than memory can}}
+  %r = tensor.pad %a low[1, 2] high[%h, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<3x4xf32> to tensor<9223372036854775807x6xf32>
+  return %r : tensor<9223372036854775807x6xf32>
+}

@@ -163,3 +163,39 @@ func.func @dim_out_of_range(%a: tensor<?x4xf32>) -> index {
   %n = tensor.dim %a, %c : tensor<?x4xf32>
   return %n : index
 }
+
+// -----
+
+// A slice's positions along each dimension, offset + k * stride for k below
+// its size, lie in the tensor it reads or writes, whichever way the stride
+// goes (the count of steps against the room the offset leaves, so that
+// nothing wraps); an insert's source has the sizes of the slice; a pad
+// given at run time makes the static size of its result.
+// CHECK-LABEL: func.func @slices_and_pads
+// CHECK-SAME:    (%[[A:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<?xf32>, %[[AT:.*]]: index, %[[STEP:.*]]: index, %[[N:.*]]: index, %[[H:.*]]: index)
+// CHECK:       %[[BACKWARDS:.*]] = arith.cmpi slt, %[[STEP]], %c0
+// CHECK:       %[[ROOM:.*]] = arith.select %[[BACKWARDS]], %[[AT]], %{{.*}}
+// CHECK:       %[[STRIDE:.*]] = arith.select %[[BACKWARDS]], %{{.*}}, %{{.*}}
+// CHECK:       %[[STEPS:.*]] = arith.divui %[[ROOM]], %[[STRIDE]]
+// CHECK:       cf.assert %{{.*}}, "tensor.extract_slice at {{.*}}: the slice runs out of the source"
+// CHECK:       tensor.extract_slice %[[A]][%[[AT]]] [3] [%[[STEP]]]
+// CHECK:       cf.assert %{{.*}}, "tensor.insert_slice at {{.*}}: the slice runs out of the destination"
+// CHECK:       %[[INSERTED:.*]] = tensor.dim %[[B]], %c0
+// CHECK:       %[[SAME:.*]] = arith.cmpi eq, %[[INSERTED]], %[[N]]
+// CHECK:       cf.assert %[[SAME]], "tensor.insert_slice at {{.*}}: the inserted tensor's sizes differ from the slice's"
+// CHECK:       tensor.insert_slice %[[B]] into %[[A]][%[[AT]]] [%[[N]]] [1]
+// CHECK:       %[[PADDED:.*]] = arith.addi %{{.*}}, %{{.*}}
+// CHECK:       %[[SIZED:.*]] = arith.cmpi eq, %[[PADDED]], %c12
+// CHECK:       cf.assert %[[SIZED]], "tensor.pad at {{.*}}: the padded sizes differ from the result type's"
+// CHECK:       tensor.pad %[[A]] low[1] high[%[[H]]]
+func.func @slices_and_pads(%a: tensor<8xf32>, %b: tensor<?xf32>, %at: index, %step: index,
+                           %n: index, %h: index) -> (tensor<3xf32>, tensor<8xf32>, tensor<12xf32>) {
+  %s = tensor.extract_slice %a[%at] [3] [%step] : tensor<8xf32> to tensor<3xf32>
+  %i = tensor.insert_slice %b into %a[%at] [%n] [1] : tensor<?xf32> into tensor<8xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %a low[1] high[%h] {
+  ^bb0(%k: index):
+    tensor.yield %zero : f32
+  } : tensor<8xf32> to tensor<12xf32>
+  return %s, %i, %p : tensor<3xf32>, tensor<8xf32>, tensor<12xf32>
+}
