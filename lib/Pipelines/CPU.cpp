@@ -79,6 +79,8 @@ static void buildLoweringToLLVM(OpPassManager &pm, bool openmp) {
       "convert-linalg-to-loops),"
       // Vector code (from a schedule that vectorized) down to 1-D vectors.
       "func.func(convert-vector-to-scf{full-unroll=true},"
+      // A row's partial results combined as a tree, not lane by lane.
+      "lighthouse-single-row-reductions,"
       "lower-vector-multi-reduction,"
       // Rows of 7 or 14 floats (convolutions of 7x7 and 14x14 images) read
       // and written by one masked move each, not split in powers of two.
@@ -100,7 +102,9 @@ static void buildLoweringToLLVM(OpPassManager &pm, bool openmp) {
       "lighthouse-approximate-math,"
       "func.func(convert-math-to-llvm),"
       "convert-math-to-libm,"
-      "convert-vector-to-llvm,"
+      // The strategies that vectorize a reduction reassociate it already:
+      // its lanes are combined as a tree too.
+      "convert-vector-to-llvm{reassociate-fp-reductions=true},"
       "convert-to-llvm,"
       "reconcile-unrealized-casts");
 }

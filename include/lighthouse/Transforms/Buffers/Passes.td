@@ -136,6 +136,30 @@ def OddTransfersAsMasked
   ];
 }
 
+def SingleRowReductions
+    : Pass<"lighthouse-single-row-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Reduce a vector holding one row with vector.reduction";
+  let description = [{
+    Rewrites each `vector.multi_reduction` whose kept dimensions are all of
+    size 1 into a `vector.reduction` of the flattened vector, which LLVM
+    lowers as a tree of shuffles, where lower-vector-multi-reduction's
+    inner-parallel lowering would reduce the row one scalar op per lane.
+    Run before lower-vector-multi-reduction.
+
+    ```mlir
+    // before
+    %r = vector.multi_reduction <maximumf>, %v, %acc [1]
+        : vector<1x64xf32> to vector<1xf32>
+    // after
+    %row = vector.shape_cast %v : vector<1x64xf32> to vector<64xf32>
+    %a = vector.extract %acc[0] : f32 from vector<1xf32>
+    %m = vector.reduction <maximumf>, %row, %a : vector<64xf32> into f32
+    %r = vector.broadcast %m : f32 to vector<1xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 def OutlineLoopNests
     : Pass<"lighthouse-outline-loop-nests", "::mlir::ModuleOp"> {
   let summary = "Move runs of top-level loop nests into functions LLVM does "
