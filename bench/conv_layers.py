@@ -90,7 +90,6 @@ def main():
         seconds = _common.interleaved_seconds(
             {"lighthouse": lambda: compiled(x), "onnxruntime": lambda: session.run(None, feed)},
             rounds=args.rounds,
-            calls=5,
             budget=6,
         )
         flops = 2 * expected.numel() * (cin // groups) * kernel[0] * kernel[1]

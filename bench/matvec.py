@@ -86,9 +86,7 @@ def main():
             if session:
                 functions["onnxruntime"] = session
             with torch.no_grad():
-                seconds = _common.interleaved_seconds(
-                    functions, rounds=args.rounds, calls=5, budget=20
-                )
+                seconds = _common.interleaved_seconds(functions, rounds=args.rounds, budget=20)
             rate = {name: weight.nbytes / value / 1e9 for name, value in seconds.items()}
             rate["copy"] *= 2
             rate["memory"] = 2 * memory.nbytes / seconds["memory"] / 1e9
