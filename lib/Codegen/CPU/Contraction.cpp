@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/IR/TransformTypes.h"
 #include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -109,6 +110,19 @@ static SmallVector<Operation *> elementwiseConsumers(linalg::LinalgOp matmul) {
   return consumers;
 }
 
+/// Whether `value` is a constant, or a slice or reshape of one.
+static bool readsConstant(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (matchPattern(value, m_Constant()))
+      return true;
+    if (!isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
+             tensor::ExpandShapeOp>(op))
+      return false;
+    value = op->getOperand(0);
+  }
+  return false;
+}
+
 SmallVector<int64_t> registerTilesOf(ArrayRef<int64_t> sizes,
                                      const SelectionContext &context) {
   SmallVector<int64_t> tiles(context.registerTiles.begin(),
@@ -183,10 +197,13 @@ std::optional<Strategy> selectContraction(linalg::LinalgOp op,
   if (strategy.peelRows)
     strategy.cache[kM] = 0;
   // The pads that copy B take a zero of each operand's element type; types
-  // without a zero attribute (complex) read B in place.
+  // without a zero attribute (complex) read B in place. A constant B is laid
+  // out at compile time instead (constant-b-in-column-blocks): a block of
+  // it is contiguous, its rows at most a block of C's columns apart.
   Builder builder(op.getContext());
   strategy.packB =
       context.packB && !strategy.peelRows && sizes[kM] >= kMinPackedRows &&
+      !readsConstant(op.getDpsInputs()[1]) &&
       sizes[kN] * sizes[kK] >= minPackedFloats(context.target) &&
       llvm::all_of(op->getOperandTypes(), [&](Type type) {
         return builder.getZeroAttr(getElementTypeOrSelf(type)) != nullptr;

@@ -13,6 +13,7 @@
 #include "lighthouse/Transforms/Utils/Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
@@ -133,9 +134,10 @@ void padToRegisterTiles(ModuleOp module, const SelectionContext &context) {
   }
 }
 
-/// The panels of a constant B (K x N) for register tiles of `columns`
-/// columns: N / columns panels of K x columns, each contiguous.
-static std::optional<ElementsAttr> panelsOf(ElementsAttr b, int64_t columns) {
+/// The blocks of a constant B (K x N) of `columns` columns: N / columns
+/// blocks of K x columns, each contiguous.
+static std::optional<ElementsAttr> columnBlocksOf(ElementsAttr b,
+                                                  int64_t columns) {
   auto type = cast<RankedTensorType>(b.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   std::optional<ElementsAttr> split =
@@ -145,8 +147,36 @@ static std::optional<ElementsAttr> panelsOf(ElementsAttr b, int64_t columns) {
   return transposeConstant(*split, {1, 0, 2});
 }
 
-void fewRowsByPanels(ModuleOp module, const SelectionContext &context) {
-  SmallVector<std::pair<linalg::LinalgOp, ElementsAttr>> matmuls;
+/// Whether `op`, of `sizes`, is split across threads where it is.
+static bool splitsAcrossThreads(linalg::LinalgOp op, ArrayRef<int64_t> sizes,
+                                const SelectionContext &context) {
+  return context.target.threads > 1 && !op->getParentOfType<scf::ForallOp>() &&
+         llvm::product_of(sizes) >= kMinThreadedWork;
+}
+
+/// The columns of B's blocks for `op`, of `sizes`, or 0 to leave it: for
+/// fewer rows than a register tile's, one register tile's columns (a tile
+/// loops over all of K, and reads its panel in order); else the most
+/// columns, in whole register tiles, up to a block of C's in cache, that
+/// split N evenly, and into as many blocks per thread when threaded.
+static int64_t columnBlockWidth(linalg::LinalgOp op, ArrayRef<int64_t> sizes,
+                                const SelectionContext &context) {
+  int64_t tile = registerTilesOf(sizes, context)[kN];
+  if (sizes[kM] < context.registerTiles[kM])
+    return sizes[kN] % tile == 0 && sizes[kN] > tile ? tile : 0;
+  int64_t parts =
+      splitsAcrossThreads(op, sizes, context) ? context.target.threads : 1;
+  if (sizes[kN] % parts)
+    return 0;
+  for (int64_t width = context.cacheTiles[kN] / tile * tile; width >= tile;
+       width -= tile)
+    if (sizes[kN] / parts % width == 0)
+      return sizes[kN] > width ? width : 0;
+  return 0;
+}
+
+void constantBInColumnBlocks(ModuleOp module, const SelectionContext &context) {
+  SmallVector<std::tuple<linalg::LinalgOp, ElementsAttr, int64_t>> matmuls;
   module.walk([&](linalg::LinalgOp op) {
     ElementsAttr b;
     if (!op.hasPureTensorSemantics() || !isCanonicalMatmul(op) ||
@@ -154,28 +184,24 @@ void fewRowsByPanels(ModuleOp module, const SelectionContext &context) {
         llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic) ||
         !matchPattern(op.getDpsInputs()[1], m_Constant(&b)))
       return;
-    SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-    int64_t columns = registerTilesOf(sizes, context)[kN];
-    if (sizes[kM] < context.registerTiles[kM] && sizes[kN] % columns == 0 &&
-        sizes[kN] > columns)
-      matmuls.emplace_back(op, b);
+    if (int64_t width = columnBlockWidth(op, op.getStaticLoopRanges(), context))
+      matmuls.emplace_back(op, b, width);
   });
   IRRewriter rewriter(module.getContext());
-  for (auto [op, b] : matmuls) {
+  for (auto [op, b, columns] : matmuls) {
     SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-    int64_t columns = registerTilesOf(sizes, context)[kN],
-            panels = sizes[kN] / columns;
-    std::optional<ElementsAttr> packed = panelsOf(b, columns);
+    int64_t blocks = sizes[kN] / columns;
+    std::optional<ElementsAttr> packed = columnBlocksOf(b, columns);
     if (!packed)
       continue;
     rewriter.setInsertionPoint(op);
     Location loc = op.getLoc();
-    Value panelsOfB =
+    Value blocksOfB =
         arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(*packed));
-    // C (M x N) as M x panels x columns; the loops (p, m, j, k).
+    // C (M x N) as M x blocks x columns; the loops (p, m, j, k).
     Value init = op.getDpsInits()[0];
     auto initType = cast<RankedTensorType>(init.getType());
-    auto splitType = RankedTensorType::get({sizes[kM], panels, columns},
+    auto splitType = RankedTensorType::get({sizes[kM], blocks, columns},
                                            initType.getElementType());
     SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
     Value split =
@@ -191,20 +217,18 @@ void fewRowsByPanels(ModuleOp module, const SelectionContext &context) {
     iterators.push_back(utils::IteratorType::reduction);
     auto generic =
         linalg::GenericOp::create(rewriter, loc, TypeRange{splitType},
-                                  ValueRange{op.getDpsInputs()[0], panelsOfB},
+                                  ValueRange{op.getDpsInputs()[0], blocksOfB},
                                   ValueRange{split}, maps, iterators);
     rewriter.cloneRegionBefore(op->getRegion(0), generic.getRegion(),
                                generic.getRegion().end());
     Value result = tensor::CollapseShapeOp::create(
         rewriter, loc, initType, generic.getResult(0), groups);
     rewriter.replaceOp(op, result);
-    // A loop over the panels, across the threads when the whole holds work
-    // for them; in it, a matmul of all rows by one panel.
-    bool threaded = context.target.threads > 1 &&
-                    llvm::product_of(sizes) >= kMinThreadedWork;
+    // A loop over the blocks, across the threads when the whole holds work
+    // for them; in it, a matmul of all rows by one block.
     FailureOr<linalg::LinalgOp> one =
         tileLoopByOne(rewriter, cast<linalg::LinalgOp>(generic.getOperation()),
-                      /*loop=*/0, threaded);
+                      /*loop=*/0, splitsAcrossThreads(op, sizes, context));
     if (succeeded(one))
       dropUnitLoops(rewriter, *one, {0});
   }

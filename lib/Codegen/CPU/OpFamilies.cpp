@@ -72,7 +72,8 @@ const StrategyKind kTransposeKinds[] = {StrategyKind::TransposeTiles};
 const Form kContractionForms[] = {
     {"split-batch-matmuls", FormStage::Ops, splitBatchMatmuls},
     {"pad-to-register-tiles", FormStage::Sizes, padToRegisterTiles},
-    {"few-rows-by-panels", FormStage::Sizes, fewRowsByPanels},
+    {"constant-b-in-column-blocks", FormStage::Sizes,
+     constantBInColumnBlocks},
 };
 const Form kConvolutionForms[] = {
     {"convolutions-as-2d", FormStage::Ops, convolutionsAs2D},

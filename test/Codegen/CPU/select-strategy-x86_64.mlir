@@ -91,6 +91,24 @@ func.func @matmul_panels(%a: tensor<256x512xf32>, %b: tensor<512x1024xf32>, %c: 
 
 // -----
 
+// The same sizes with a constant B: a loop over the threads of blocks of B
+// laid out at compile time (constant-b-in-column-blocks), each a matmul of
+// all rows by one block, read in place: not copied into panels, and not
+// split across threads again inside the loop.
+// AVX512-LABEL: func.func @matmul_constant_panels(
+// AVX512: scf.forall
+// AVX512: linalg.generic {{.*}}lighthouse.strategy = {cache = array<i64: 128, 256, 256>, kind = "contraction.blocked", registers = array<i64: 8, 32, 8>}
+// AVX2-LABEL: func.func @matmul_constant_panels(
+// AVX2: scf.forall
+// AVX2: linalg.generic {{.*}}lighthouse.strategy = {cache = array<i64: 128, 256, 256>, kind = "contraction.blocked", registers = array<i64: 8, 16, 8>}
+func.func @matmul_constant_panels(%a: tensor<256x512xf32>, %c: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
+  %b = arith.constant dense<0.5> : tensor<512x1024xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<256x512xf32>, tensor<512x1024xf32>) outs(%c : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  return %r : tensor<256x1024xf32>
+}
+
+// -----
+
 // A generic of the matmul's form is a contraction of the same family.
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
