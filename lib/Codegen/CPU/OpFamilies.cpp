@@ -72,8 +72,7 @@ const StrategyKind kTransposeKinds[] = {StrategyKind::TransposeTiles};
 const Form kContractionForms[] = {
     {"split-batch-matmuls", FormStage::Ops, splitBatchMatmuls},
     {"pad-to-register-tiles", FormStage::Sizes, padToRegisterTiles},
-    {"constant-b-in-column-blocks", FormStage::Sizes,
-     constantBInColumnBlocks},
+    {"constant-b-in-column-blocks", FormStage::Sizes, constantBInColumnBlocks},
 };
 const Form kConvolutionForms[] = {
     {"convolutions-as-2d", FormStage::Ops, convolutionsAs2D},
