@@ -143,6 +143,10 @@ def test_slices_and_pads_given_at_run_time_are_checked(pipeline):
         ((a, b, 2**63 - 1, 1, 0, 2, 3), "the slice runs out of the source"),
         ((a, b, 0, 1, 7, 2, 3), "tensor.insert_slice at .*: the slice runs out of the destination"),
         ((a, b, 0, 1, 0, 3, 3), "tensor.insert_slice at .*: the inserted tensor's sizes differ"),
+        (
+            (a, b, 0, 1, 0, -1, 3),
+            "tensor.insert_slice at .*: the slice runs out of the destination",
+        ),
         ((a, b, 0, 1, 0, 2, 4), "tensor.pad at .*: the padded sizes differ from the result type's"),
     ]
     for arguments, message in cases:

@@ -465,7 +465,8 @@ void checkAllocationSize(tensor::EmptyOp empty) {
 /// Whether the positions `offset`, `offset + stride`, ... of a slice of
 /// `size` elements along a dimension of `extent` all lie in it. A slice of
 /// no element may start at the end. Unsigned comparisons take negative
-/// values as out of bounds, and the last position is never computed: the
+/// values as out of bounds (a negative size as a huge count of steps),
+/// and the last position is never computed: the
 /// count of steps is bounded by the room the stride's direction leaves
 /// (offset + (size - 1) * stride would wrap for a stride of -2^31 and a
 /// size of 2^33).
@@ -493,9 +494,7 @@ Value sliceInBounds(OpBuilder &b, Location loc, Value offset, Value size,
       b, loc, empty, arith::ConstantIntOp::create(b, loc, 1, 1),
       cmp(arith::CmpIPredicate::ule, steps,
           arith::DivUIOp::create(b, loc, room, step)));
-  Value sizeValid = cmp(arith::CmpIPredicate::sge, size, zero);
-  return arith::AndIOp::create(b, loc, sizeValid,
-                               arith::AndIOp::create(b, loc, startsIn, fits));
+  return arith::AndIOp::create(b, loc, startsIn, fits);
 }
 
 /// Every element a slice reads (tensor.extract_slice, of its source) or
@@ -503,7 +502,10 @@ Value sliceInBounds(OpBuilder &b, Location loc, Value offset, Value size,
 /// an insert's source has the sizes it is inserted at. MLIR's own check
 /// of extract_slice does not bound the offset of a slice that is not empty,
 /// the last position a negative stride reads; insert_slice has none.
-void checkSlice(OffsetSizeAndStrideOpInterface slice, Value tensor) {
+void checkSlice(OffsetSizeAndStrideOpInterface slice) {
+  auto insert = dyn_cast<tensor::InsertSliceOp>(slice.getOperation());
+  Value tensor = insert ? insert.getDest()
+                        : cast<tensor::ExtractSliceOp>(slice).getSource();
   OpBuilder b(slice);
   Location loc = slice.getLoc();
   SmallVector<Value> valid;
@@ -517,7 +519,6 @@ void checkSlice(OffsetSizeAndStrideOpInterface slice, Value tensor) {
                       getValueOrCreateConstantIndexOp(b, loc, size),
                       getValueOrCreateConstantIndexOp(b, loc, stride),
                       tensor::DimOp::create(b, loc, tensor, d)));
-  auto insert = dyn_cast<tensor::InsertSliceOp>(slice.getOperation());
   assertAll(b, loc, valid,
             describe(slice, insert ? "the slice runs out of the destination"
                                    : "the slice runs out of the source"));
@@ -586,10 +587,8 @@ public:
         checkExpandShape(expand);
       else if (auto empty = dyn_cast<tensor::EmptyOp>(op))
         checkAllocationSize(empty);
-      else if (auto extract = dyn_cast<tensor::ExtractSliceOp>(op))
-        checkSlice(extract, extract.getSource());
-      else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
-        checkSlice(insert, insert.getDest());
+      else if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op))
+        checkSlice(cast<OffsetSizeAndStrideOpInterface>(op));
       else if (auto dim = dyn_cast<tensor::DimOp>(op)) {
         // Past its check, which fails: a size of a dimension the tensor does
         // not have is never used, and left in place it would be read at that
