@@ -2,7 +2,7 @@
 models and inputs, measured in one run.
 
     .venv/bin/python bench/compile_latency.py [--pipeline default] [--repeat 1]
-        [--models torchvision:resnet50,transformers:bert,mlp]
+        [--models torchvision:resnet50,transformers:bert@layers=12,mlp]
 
 The models are the test models (test/models.py) by default; `--models`
 names some of them, or real models as `corpus:case` of the test bench's
@@ -61,13 +61,18 @@ def warm_up_model():
 
 def model(name: str):
     """The test model `name`, or the case `case` of the corpus `corpus` for
-    `corpus:case`, as (name, module, inputs, dynamic shapes)."""
+    `corpus:case[@option=value...]` (`transformers:bert@layers=12`), as (name,
+    module, inputs, dynamic shapes)."""
     if ":" not in name:
         return next(m for m in [*models.torch_models(), warm_up_model()] if m[0] == name)
     from lighthouse.suite.plugins import create_corpus
 
     corpus, case_name = name.split(":", 1)
-    case = create_corpus(corpus).load(case_name)
+    case_name, *settings = case_name.split("@")
+    declared = type(create_corpus(corpus)).options
+    options = dict(setting.split("=", 1) for setting in settings)
+    options = {key: declared[key].type(value) for key, value in options.items()}
+    case = create_corpus(corpus, **options).load(case_name)
     inputs = tuple(torch.as_tensor(x) for x in case.inputs)
     return name, case.form("torch"), inputs, case.torch_dynamic_shapes()
 

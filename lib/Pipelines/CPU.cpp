@@ -77,6 +77,10 @@ static void buildLoweringToLLVM(OpPassManager &pm, bool openmp) {
       // dimension innermost is a loop LLVM vectorizes.
       "func.func(lighthouse-contiguous-innermost-loop,"
       "convert-linalg-to-loops),"
+      // LLVM optimizes many small functions faster than one large one; and
+      // a nest repeated on other weights (a model's layers) is one function,
+      // which the passes from here on and LLVM see once.
+      "lighthouse-outline-loop-nests,"
       // Vector code (from a schedule that vectorized) down to 1-D vectors.
       "func.func(convert-vector-to-scf{full-unroll=true},"
       // A row's partial results combined as a tree, not lane by lane.
@@ -85,8 +89,6 @@ static void buildLoweringToLLVM(OpPassManager &pm, bool openmp) {
       // Rows of 7 or 14 floats (convolutions of 7x7 and 14x14 images) read
       // and written by one masked move each, not split in powers of two.
       "lighthouse-odd-transfers-as-masked),"
-      // LLVM optimizes many small functions faster than one large one.
-      "lighthouse-outline-loop-nests,"
       // Expansions into several dynamic sizes, which expand-strided-metadata
       // does not take, as casts.
       "func.func(lighthouse-expand-shapes-as-casts),"

@@ -42,13 +42,18 @@ func.func @dense(%x: tensor<?x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) ->
 // CHECK-LABEL: llvm.func @dense(
 // CHECK-SAME:    -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 // CHECK-SAME:    attributes {llvm.emit_c_interface}
-// Buffers come from lighthouse's runtime allocator.
+// Buffers come from lighthouse's runtime allocator; each loop nest is a
+// function of its own (lighthouse-outline-loop-nests).
 // CHECK:         llvm.call @_mlir_memref_to_llvm_alloc
+// CHECK:         llvm.call @dense_nests_0(
+// CHECK:         llvm.call @dense_nests_1(
+// CHECK-LABEL: llvm.func @_mlir_ciface_dense(
+// CHECK-LABEL: llvm.func internal @dense_nests_0(
 // CHECK:         llvm.fmul
 // exp as a polynomial (lighthouse-approximate-math), not a libm call.
+// CHECK-LABEL: llvm.func internal @dense_nests_1(
 // CHECK-NOT:     llvm.intr.exp
 // CHECK:         llvm.intr.fma
 // CHECK-NOT:     llvm.intr.exp
 // CHECK:         llvm.intr.maximum
-// CHECK-LABEL: llvm.func @_mlir_ciface_dense(
 // CHECK-NOT:     {{(linalg|memref|scf|arith|math|func|tensor)\.}}

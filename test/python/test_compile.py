@@ -4,6 +4,7 @@ TorchDynamo backend, pipeline plugins, and call-time errors."""
 import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -761,6 +762,25 @@ def test_module_compiled_in_parts_matches_eager_and_saves(tmp_path, pipeline):
     torch.testing.assert_close(compiled(*inputs), expected, **TOLERANCE)
     compiled.save(tmp_path / "block")
     torch.testing.assert_close(load(tmp_path / "block")(*inputs), expected, **TOLERANCE)
+
+
+def test_repeated_layers_share_their_code():
+    # Four layers of the same shapes on weights of their own: the loop nests
+    # of each layer are the functions of the first layer's, called on the
+    # layer's weights (lighthouse-outline-loop-nests), and each layer still
+    # computes with its own.
+    torch.manual_seed(0)
+    layers = [torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.GELU()) for _ in range(4)]
+    module = torch.nn.Sequential(*layers).eval()
+    x = torch.randn(8, 64)
+    compiled = lighthouse.compile(module, (x,), dump_ir=True)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), module(x), **TOLERANCE)
+    llvm = str(compiled.ir["llvm"])
+    calls = re.findall(r"llvm\.call @(\w+_nests\w*)\(", llvm)
+    defined = re.findall(r"llvm\.func internal @(\w+_nests\w*)\(", llvm)
+    assert sorted(set(calls)) == sorted(defined)
+    assert len(calls) >= 8 and len(defined) <= len(calls) - 6, calls
 
 
 def test_load_errors(tmp_path):

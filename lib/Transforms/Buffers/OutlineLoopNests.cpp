@@ -10,6 +10,12 @@
 // grows with the model instead. Within a run LLVM still sees the nests
 // together; a call between runs costs nanoseconds.
 //
+// A model repeats itself: BERT-base's 12 layers are the same loop nests on
+// other weights. Outlined functions that compute the same from their
+// arguments, but for the globals they read, become one function taking
+// those globals as arguments, so that the rest of the pipeline and LLVM
+// compile each distinct nest once.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lighthouse/Transforms/Buffers/Passes.h"
@@ -20,11 +26,14 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 
@@ -80,8 +89,8 @@ bool isRematerializable(Value value) {
 /// Moves the ops `run` (consecutive, in order) into a new private function
 /// named after `caller` and placed after `previous`, which takes the values
 /// they use from the caller and returns those the caller uses after them,
-/// and calls it in their place. Returns the new function.
-func::FuncOp outline(ArrayRef<Operation *> run, func::FuncOp caller,
+/// and calls it in their place. Returns the call.
+func::CallOp outline(ArrayRef<Operation *> run, func::FuncOp caller,
                      Operation *previous, SymbolTable &symbols) {
   llvm::SmallPtrSet<Operation *, 16> inRun(run.begin(), run.end());
   Block &block = caller.getBody().front();
@@ -138,7 +147,97 @@ func::FuncOp outline(ArrayRef<Operation *> run, func::FuncOp caller,
     result.replaceAllUsesWith(replacement);
   for (Operation *op : llvm::reverse(run))
     op->erase();
-  return callee;
+  return call;
+}
+
+/// A hash of what `function` computes from its arguments, equal for two
+/// functions that differ only in the names of the globals they read: values
+/// are numbered in the order they are defined, and a memref.get_global
+/// counts for its type alone.
+llvm::hash_code hashUpToGlobals(func::FuncOp function) {
+  DenseMap<Value, unsigned> numbers;
+  llvm::hash_code hash = hash_value(function.getFunctionType());
+  auto numberOf = [&](Value value) {
+    return llvm::hash_value(numbers.lookup(value));
+  };
+  auto hashRegion = [&](Region &region, auto &recurse) -> void {
+    for (Block &block : region) {
+      for (BlockArgument argument : block.getArguments()) {
+        numbers.try_emplace(argument, numbers.size());
+        hash = llvm::hash_combine(hash, argument.getType());
+      }
+      for (Operation &op : block) {
+        hash = llvm::hash_combine(
+            hash,
+            isa<memref::GetGlobalOp>(op)
+                ? llvm::hash_combine(op.getName(), op.getResultTypes())
+                : OperationEquivalence::computeHash(
+                      &op, numberOf, OperationEquivalence::ignoreHashValue,
+                      OperationEquivalence::IgnoreLocations));
+        for (Value result : op.getResults())
+          numbers.try_emplace(result, numbers.size());
+        for (Region &nested : op.getRegions())
+          recurse(nested, recurse);
+        hash = llvm::hash_combine(hash, op.getNumRegions());
+      }
+    }
+  };
+  hashRegion(function.getBody(), hashRegion);
+  return hash;
+}
+
+/// Turns the globals `call`'s callee reads at its top level into arguments,
+/// which `call` passes.
+void globalsAsArguments(func::CallOp call, SymbolTable &symbols) {
+  auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+  Block &body = callee.getBody().front();
+  OpBuilder builder(call);
+  SmallVector<Value> operands(call.getOperands());
+  for (auto global :
+       llvm::make_early_inc_range(body.getOps<memref::GetGlobalOp>())) {
+    global.replaceAllUsesWith(
+        body.addArgument(global.getType(), global.getLoc()));
+    operands.push_back(builder.clone(*global)->getResult(0));
+    global.erase();
+  }
+  callee.setType(builder.getFunctionType(body.getArgumentTypes(),
+                                         callee.getResultTypes()));
+  call->setOperands(operands);
+}
+
+/// Merges the callees of `calls` that compute the same from their
+/// arguments, whatever globals they read: each group's callees take their
+/// globals as arguments, and its calls call its first callee.
+void mergeEquivalentCallees(ArrayRef<func::CallOp> calls,
+                            SymbolTable &symbols) {
+  llvm::MapVector<llvm::hash_code, SmallVector<func::CallOp>> byHash;
+  for (func::CallOp call : calls)
+    byHash[hashUpToGlobals(symbols.lookup<func::FuncOp>(call.getCallee()))]
+        .push_back(call);
+  for (auto &[hash, group] : byHash) {
+    if (group.size() < 2)
+      continue;
+    for (func::CallOp call : group)
+      globalsAsArguments(call, symbols);
+    // Distinct functions that share a hash stay as they are; each is
+    // compared with the first of its group found equivalent to nothing yet.
+    SmallVector<func::FuncOp> kept;
+    for (func::CallOp call : group) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      auto same = llvm::find_if(kept, [&](func::FuncOp other) {
+        return other.getFunctionType() == callee.getFunctionType() &&
+               OperationEquivalence::isRegionEquivalentTo(
+                   &other.getBody(), &callee.getBody(),
+                   OperationEquivalence::IgnoreLocations);
+      });
+      if (same == kept.end()) {
+        kept.push_back(callee);
+        continue;
+      }
+      call.setCallee(same->getSymName());
+      symbols.erase(callee);
+    }
+  }
 }
 
 class OutlineLoopNestsPass
@@ -155,6 +254,7 @@ public:
       return signalPassFailure();
     }
     SymbolTable symbols(module);
+    SmallVector<func::CallOp> calls;
     for (auto caller : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (caller.isExternal() || !caller.getBody().hasOneBlock())
         continue;
@@ -199,9 +299,19 @@ public:
       }
       close();
       Operation *previous = caller;
-      for (ArrayRef<Operation *> each : runs)
-        previous = outline(each, caller, previous, symbols);
+      for (ArrayRef<Operation *> each : runs) {
+        calls.push_back(outline(each, caller, previous, symbols));
+        previous = symbols.lookup(calls.back().getCallee());
+      }
+      // Constants and global addresses only the callees used.
+      for (Operation &op : llvm::make_early_inc_range(
+               caller.getBody().front().without_terminator()))
+        if (op.getNumResults() == 1 && isRematerializable(op.getResult(0)) &&
+            op.use_empty())
+          op.erase();
     }
+    if (mergeEquivalent)
+      mergeEquivalentCallees(calls, symbols);
   }
 };
 

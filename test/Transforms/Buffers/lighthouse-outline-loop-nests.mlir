@@ -1,5 +1,5 @@
-// RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-outline-loop-nests{nests-per-function=2})" | FileCheck %s
-// RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-outline-loop-nests{nests-per-function=2},convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)" | FileCheck %s --check-prefix=LLVM
+// RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-outline-loop-nests{nests-per-function=2 merge-equivalent=false})" | FileCheck %s
+// RUN: lh-opt %s --pass-pipeline="builtin.module(lighthouse-outline-loop-nests{nests-per-function=2 merge-equivalent=false},convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)" | FileCheck %s --check-prefix=LLVM
 // RUN: not lh-opt %s --pass-pipeline="builtin.module(lighthouse-outline-loop-nests{nests-per-function=0})" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: nests-per-function must be at least 1, got 0

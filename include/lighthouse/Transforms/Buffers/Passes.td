@@ -172,7 +172,10 @@ def OutlineLoopNests
     holding a whole model grows with the square of the model; split, it
     grows with the model. Constants and global addresses are recomputed in
     the new functions, values used across runs are passed and returned, and
-    stack allocations stay in the caller. With `nests-per-function=1`:
+    stack allocations stay in the caller. Outlined functions that differ
+    only in the globals they read (a model's layers, on their own weights)
+    become one, which takes those globals as arguments: the passes after
+    and LLVM compile it once. With `nests-per-function=1`:
 
     ```mlir
     // before
@@ -205,9 +208,13 @@ def OutlineLoopNests
   }];
   let options = [
     Option<"nestsPerFunction", "nests-per-function", "int64_t",
-      /*default=*/"32",
+      /*default=*/"1",
       "Most loop nests a function keeps; a function with more is split into "
       "runs of this many">,
+    Option<"mergeEquivalent", "merge-equivalent", "bool", /*default=*/"true",
+      "Make the outlined functions that compute the same from their "
+      "arguments, whatever globals they read, one function taking those "
+      "globals as arguments">,
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect"

@@ -7,7 +7,7 @@ downloaded), at sequence length 128, batch 1. Needs
 Each configuration keeps its family's layer widths, heads and layout (the
 widths of the family's small members: BERT-base, GPT-2, OPT-125m, T5-small,
 Whisper-tiny, ViT-B/16, ...) and 2 of its layers, which only repeat in the
-full depth; decoders share LLaMA's vocabulary of 32000 (the vocabularies of
+full depth (`--transformers-layers` sets another); decoders share LLaMA's vocabulary of 32000 (the vocabularies of
 50k to 150k only make the embedding and the output matrix larger).
 Decoders are run two ways, as generation runs them: the whole sequence
 (`<name>`, the logits), and one decode step (`<name>_decode`) taking a token
@@ -21,7 +21,7 @@ import inspect
 import numpy as np
 
 from ..case import Case, CaseInfo, InvalidCase
-from ..plugins import Corpus
+from ..plugins import Corpus, Option
 from .torchvision import import_torchvision
 
 __all__ = ["TransformersModels"]
@@ -294,6 +294,12 @@ def _transformers():
     return transformers
 
 
+def _with_layers(settings: dict, layers: int) -> dict:
+    """`settings` with each of its layer counts (`num_hidden_layers`,
+    `n_layers`, `encoder_layers`, ...) set to `layers`."""
+    return {k: layers if k.endswith("layers") else v for k, v in settings.items()}
+
+
 def _inputs(config, spec: dict, rng, batch: int = 1, length: int = SEQUENCE) -> list:
     """The inputs `spec` describes, in its order, drawn from `rng`: token ids
     of `length` (or the spec's own), images, batches of `batch`."""
@@ -401,6 +407,15 @@ class TransformersModels(Corpus):
         "configurations written here, against eager PyTorch"
     )
 
+    options = {
+        "layers": Option(
+            2,
+            "layers of each stack of layers (12: BERT-base's and ViT-B/16's full depth; "
+            "Swin's and ConvNeXt's stages keep their depths)",
+            int,
+        ),
+    }
+
     def cases(self):
         return [
             CaseInfo(case, family=_WAYS[suffix][0] or _MODELS[base][0], op=base)
@@ -415,7 +430,9 @@ class TransformersModels(Corpus):
         base, suffix = _CASES[name]
         family, model_class, config_class, settings, spec = _MODELS[base]
         transformers = _transformers()
-        config = getattr(transformers, config_class)(**settings)
+        config = getattr(transformers, config_class)(
+            **_with_layers(settings, self.options["layers"])
+        )
         torch.manual_seed(0)
         model = getattr(transformers, model_class)(config).eval()
         options = {}
