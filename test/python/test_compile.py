@@ -515,6 +515,8 @@ print(loaded.signature())
 
 
 def test_cache_hit_skips_pipeline_and_jit(tmp_path, monkeypatch):
+    from lighthouse.execution import cache
+
     module, inputs = models.seeded(models.MLP()), (torch.randn(3, 16),)
     first = lighthouse.compile(module, inputs, cache_dir=tmp_path)
     second = lighthouse.compile(module, inputs, cache_dir=tmp_path)
@@ -525,13 +527,44 @@ def test_cache_hit_skips_pipeline_and_jit(tmp_path, monkeypatch):
     third = lighthouse.compile(module, inputs, cache_dir=tmp_path, pipeline="loops")
     fourth = lighthouse.compile(module, inputs, cache_dir=tmp_path, unroll_loops=True)
     assert "jit" in third.timings and "jit" in fourth.timings
-    assert len(list(tmp_path.iterdir())) == 3
+    entries = lambda: [p for p in tmp_path.iterdir() if p.name != cache.MODELS_FOLDER]  # noqa: E731
+    assert len(entries()) == 3
     # So is another build of lighthouse's passes and JIT, of the same version.
-    from lighthouse.execution import cache
-
     monkeypatch.setattr(cache, "compiler_identity", lambda: "another build")
     fifth = lighthouse.compile(module, inputs, cache_dir=tmp_path)
-    assert "jit" in fifth.timings and len(list(tmp_path.iterdir())) == 4
+    assert "jit" in fifth.timings and len(entries()) == 4
+
+
+def test_cached_model_in_a_new_process_skips_export(tmp_path):
+    # A model found in the cache by its fingerprint: no torch.export, no
+    # import, no lowering in the second process. Another weight is another
+    # entry.
+    script = tmp_path / "cached.py"
+    script.write_text(
+        f"""
+import json, sys, torch, lighthouse
+from lighthouse.suite.corpora.models import MLP, seeded
+module = seeded(MLP())
+with torch.no_grad():
+    module.hidden.weight[0, 0] = float(sys.argv[1])
+x = torch.ones(3, 16)
+compiled = lighthouse.compile(module, (x,), cache_dir={str(tmp_path / "cache")!r})
+torch.testing.assert_close(compiled(x), module(x))
+print(json.dumps(sorted(compiled.timings)))
+"""
+    )
+
+    def stages(weight):
+        run = subprocess.run(
+            [sys.executable, str(script), weight], capture_output=True, text=True, check=False
+        )
+        assert run.returncode == 0, run.stderr[-3000:]
+        return set(json.loads(run.stdout.splitlines()[-1]))
+
+    first, second, other = stages("0.5"), stages("0.5"), stages("0.25")
+    assert {"cache-fingerprint", "export", "jit", "cache-save"} <= first
+    assert second == {"cache-fingerprint", "cache-load"}
+    assert {"export", "jit"} <= other
 
 
 def test_options_object_and_keywords():

@@ -18,12 +18,13 @@ arguments; the code they return is a `CompiledModule` (`lighthouse.execution`),
 which can be saved and loaded again (`lighthouse.load`).
 """
 
+import os
 from typing import Any, Dict, Optional, Union
 
 from .. import ir
-from ..execution import CompiledModule, SpecializedModule
+from ..execution import CompiledModule, SpecializedModule, cache
 from . import explain
-from .jit import lower_and_jit
+from .jit import load_cached, lower_and_jit
 from .options import OPTION_NAMES, CompileOptions, resolve_options
 from .pipelines import resolve_pipeline
 from .signature import declared_unsigned
@@ -54,12 +55,25 @@ def compile(
       A `CompiledModule` taking torch tensors or numpy arrays and returning
       the same kind, one array or a tuple as the model returns.
     """
-    from ..ingress import torch as torch_ingress
-    from ..ingress.torch_mlir import start_lowering_process
-
     options = resolve_options(options, overrides)
     pipeline_text = resolve_pipeline(options.pipeline)
     stages = Stages(options.dump_ir)
+    model_key = None
+    if options.cache_dir is not None:
+        # Found by the model's fingerprint, a cached compilation skips
+        # torch.export too.
+        model_key = stages.timed(
+            "cache-fingerprint",
+            lambda: _model_key(model, example_inputs, dynamic_shapes, options, pipeline_text),
+        )
+        entry = model_key and cache.entry_of_model(os.path.expanduser(options.cache_dir), model_key)
+        if entry:
+            return load_cached(entry, stages)
+    # Imported here: torch-mlir's importer takes 0.5 s to import, which a
+    # model found in the cache does without.
+    from ..ingress import torch as torch_ingress
+    from ..ingress.torch_mlir import start_lowering_process
+
     start_lowering_process()
     with ir.Context():
         # torch.export's traces timed apart from lighthouse's own stages.
@@ -81,7 +95,28 @@ def compile(
             stages,
             _exported_constants(program),
             declared_unsigned(raw, "main"),
+            model_key,
         )
+
+
+def _model_key(
+    model, example_inputs, dynamic_shapes, options: CompileOptions, pipeline_text: str
+) -> Optional[str]:
+    """The compile cache's key of `model` before it is exported, or None
+    where its fingerprint cannot be taken."""
+    from ..ingress.torch_fingerprint import fingerprint
+
+    taken = fingerprint(model, example_inputs, dynamic_shapes)
+    if taken is None:
+        return None
+    return cache.model_key(
+        taken,
+        "main",
+        pipeline_text,
+        options.opt_level,
+        options.unroll_loops,
+        options.runtime_checks,
+    )
 
 
 def _exported_constants(program) -> Dict[int, Any]:

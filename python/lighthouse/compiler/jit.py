@@ -9,7 +9,7 @@ from .._mlir_libs._lighthouse import create_execution_engine
 from ..errors import CompileError
 from ..passmanager import PassManager
 from ..execution import CompiledModule, load, runtime_library_paths
-from ..execution.cache import cache_key
+from ..execution.cache import cache_key, remember_model
 from ..execution.saved import is_saved
 from . import explain
 from .options import CompileOptions
@@ -17,7 +17,15 @@ from .pipelines import run_pipeline
 from .signature import Declared, declare_unsigned, function_specs
 from .stages import Stages
 
-__all__ = ["lower_and_jit"]
+__all__ = ["load_cached", "lower_and_jit"]
+
+
+def load_cached(path: str, stages: Stages) -> CompiledModule:
+    """The compile cache's entry `path`, loaded, with this compilation's stages."""
+    return stages.timed(
+        "cache-load",
+        lambda: load(path, timings=stages.timings, ir=stages.ir, peak_rss=stages.peak_rss),
+    )
 
 
 def lower_and_jit(
@@ -28,12 +36,14 @@ def lower_and_jit(
     stages: Stages,
     constants: Optional[Dict[int, Any]] = None,
     unsigned: Optional[Declared] = None,
+    model_key: Optional[str] = None,
 ) -> CompiledModule:
     """Lowers linalg IR through the pipeline and JIT-compiles @`function_name`,
     or loads it from the cache. `constants` are the arguments whose value the
     code is specialized to, by position; `unsigned`, the unsigned element
     types the model declares (`signature.declared_unsigned`), which its signless
-    integers cross as."""
+    integers cross as; `model_key`, the cache's key of the model the IR came
+    from (`cache.model_key`), noted with the entry it compiles into."""
     functions = {
         ir.StringAttr(op.attributes["sym_name"]).value: op
         for op in module.body.operations
@@ -64,8 +74,9 @@ def lower_and_jit(
     stages.record("linalg", module)
     cached = None
     if options.cache_dir is not None:
+        cache_dir = os.path.expanduser(options.cache_dir)
         cached = os.path.join(
-            os.path.expanduser(options.cache_dir),
+            cache_dir,
             cache_key(
                 module,
                 function_name,
@@ -77,12 +88,9 @@ def lower_and_jit(
             ),
         )
         if is_saved(cached):
-            return stages.timed(
-                "cache-load",
-                lambda: load(
-                    cached, timings=stages.timings, ir=stages.ir, peak_rss=stages.peak_rss
-                ),
-            )
+            if model_key is not None:
+                remember_model(cache_dir, model_key, cached)
+            return load_cached(cached, stages)
     try:
         stages.timed("pipeline", lambda: run_pipeline(module, options.pipeline, pipeline_text))
     except MemoryError as error:
@@ -132,4 +140,6 @@ def lower_and_jit(
     )
     if cached is not None:
         stages.timed("cache-save", lambda: compiled.save(cached))
+        if model_key is not None:
+            remember_model(cache_dir, model_key, cached)
     return compiled

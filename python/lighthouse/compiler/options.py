@@ -25,7 +25,9 @@ class CompileOptions:
       jit_threads: threads LLVM compiles on, each a part of the module's
         functions (0: one per hardware thread that gets enough code).
       cache_dir: a folder of compiled code keyed on the linalg IR, the
-        pipeline and the versions: a hit skips the pipeline and the JIT.
+        pipeline and the versions: a hit skips the pipeline and the JIT; a
+        PyTorch model found by its fingerprint (weights, attributes, code
+        files, input shapes) also skips torch.export and the lowering.
       runtime_checks: check dynamic sizes and indices before the compiled
         code uses them (ValueError when one is out of range); False leaves
         them unchecked, for code whose inputs are known good
