@@ -18,15 +18,19 @@ counted; what each tool imports when it first compiles, lighthouse's
 compiler and torch-mlir, torch._inductor, is):
   cold: the process compiles nothing else first, as a script that compiles
         once sees it (each tool pays its one-time set-up);
-  warm: the same tool compiled another model first in that process.
+  warm: the same tool compiled another model first in that process;
+  cached: an earlier process compiled the same model with the tool's cache
+        on (lighthouse's `cache_dir`, inductor's on-disk caches and FX
+        graph cache in a folder both processes share), as a script run
+        again sees it.
 Every measurement has a process of its own, so that no tool reuses what
 another filled in torch's per-op caches; with --repeat N, each figure is the
 median of N such processes, the tools taking turns. "torch.export" is the part of
 lighthouse's time spent in torch.export and its decompositions (lighthouse's
 way in for a torch model); "lh own" is the rest: import, lowering, pipeline,
 JIT and the first call.
-Inductor's on-disk caches point at an empty folder and its graph cache is
-off, so that it compiles rather than loads.
+Cold and warm, inductor's on-disk caches point at an empty folder and its
+graph cache is off, so that it compiles rather than loads.
 """
 
 import argparse
@@ -39,10 +43,17 @@ import tempfile
 import time
 
 # Before torch is imported: inductor must not reuse kernels from earlier runs
-# (a folder of each process's own, removed when it exits).
-_INDUCTOR_CACHE = tempfile.TemporaryDirectory(prefix="inductor-")
-os.environ["TORCHINDUCTOR_CACHE_DIR"] = _INDUCTOR_CACHE.name
-os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
+# (a folder of each process's own, removed when it exits), but for a cached
+# measurement (`--cache DIR`), whose caches are DIR's.
+if "--cache" in sys.argv:
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(
+        sys.argv[sys.argv.index("--cache") + 1], "inductor"
+    )
+    os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "1"
+else:
+    _INDUCTOR_CACHE = tempfile.TemporaryDirectory(prefix="inductor-")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = _INDUCTOR_CACHE.name
+    os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
 
 import _common  # noqa: E402
 import models  # noqa: E402
@@ -77,9 +88,10 @@ def model(name: str):
     return name, case.form("torch"), inputs, case.torch_dynamic_shapes()
 
 
-def first_result(tool: str, name: str, pipeline: str) -> dict:
-    """Compiles the model `name` with `tool` and calls it once: the seconds
-    it took, and for lighthouse those spent in torch.export."""
+def first_result(tool: str, name: str, pipeline: str, cache: str = None) -> dict:
+    """Compiles the model `name` with `tool` (lighthouse's cache in `cache`
+    if given) and calls it once: the seconds it took, and for lighthouse
+    those spent in torch.export."""
     _, module, inputs, dynamic_shapes = model(name)
     start = time.perf_counter()
     if tool in ("lighthouse", "unrolled"):
@@ -89,9 +101,10 @@ def first_result(tool: str, name: str, pipeline: str) -> dict:
             dynamic_shapes=dynamic_shapes,
             pipeline=pipeline,
             unroll_loops=tool == "unrolled",
+            cache_dir=cache and os.path.join(cache, "lighthouse"),
         )
         compiled(*inputs)
-        export = compiled.timings["export"]
+        export = compiled.timings.get("export", 0.0)
     else:
         torch._dynamo.reset()
         with torch.no_grad():
@@ -100,10 +113,21 @@ def first_result(tool: str, name: str, pipeline: str) -> dict:
     return {"seconds": time.perf_counter() - start, "export": export}
 
 
-def measure(tool: str, name: str, pipeline: str, warm: bool) -> dict:
-    """first_result in a fresh process, after the warm-up model if `warm`."""
+def measure(tool: str, name: str, pipeline: str, label: str) -> dict:
+    """first_result in a fresh process: after the warm-up model if `label`
+    is "warm"; after another process filled the caches if "cached"."""
     command = [sys.executable, __file__, "--one", tool, name, "--pipeline", pipeline]
-    output = subprocess.run(command + ["--warm"] * warm, capture_output=True, text=True)
+    if label == "warm":
+        command.append("--warm")
+    with tempfile.TemporaryDirectory(prefix="compile-latency-") as cache:
+        if label == "cached":
+            command += ["--cache", cache]
+            run(command)
+        return run(command)
+
+
+def run(command) -> dict:
+    output = subprocess.run(command, capture_output=True, text=True)
     if output.returncode:
         sys.exit(f"{' '.join(command)} failed:\n{output.stderr}")
     return json.loads(output.stdout.splitlines()[-1])
@@ -121,32 +145,33 @@ def main():
     )
     parser.add_argument("--one", nargs=2, metavar=("TOOL", "MODEL"), help=argparse.SUPPRESS)
     parser.add_argument("--warm", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cache", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         if args.warm:
             first_result(args.one[0], "warm-up", args.pipeline)
-        print(json.dumps(first_result(*args.one, args.pipeline)))
+        print(json.dumps(first_result(*args.one, args.pipeline, args.cache)))
         return
     print(_common.describe_machine())
     print(f"seconds from the model to its first result; lighthouse pipeline {args.pipeline!r}")
     print(
-        f"  {'model':18} {'':>4} {'lighthouse':>11} {'torch.export':>13} {'lh own':>7} "
+        f"  {'model':18} {'':>6} {'lighthouse':>11} {'torch.export':>13} {'lh own':>7} "
         f"{'unrolled':>9} {'inductor':>9} {'lh/inductor':>12} {'own/inductor':>13} "
         f"{'unrolled/inductor':>18}"
     )
     names = args.models.split(",") if args.models else [m[0] for m in models.torch_models()]
     for name in names:
-        for label in ("cold", "warm"):
+        for label in ("cold", "warm", "cached"):
             runs = {tool: [] for tool in TOOLS}
             for _ in range(args.repeat):
                 for tool in TOOLS:
-                    runs[tool].append(measure(tool, name, args.pipeline, label == "warm"))
+                    runs[tool].append(measure(tool, name, args.pipeline, label))
             median = {tool: statistics.median(r["seconds"] for r in runs[tool]) for tool in TOOLS}
             export = statistics.median(r["export"] for r in runs["lighthouse"])
             own = statistics.median(r["seconds"] - r["export"] for r in runs["lighthouse"])
             lh, unrolled, inductor = (median[tool] for tool in TOOLS)
             print(
-                f"  {name:18} {label:>4} {lh:11.2f} {export:13.2f} {own:7.2f} "
+                f"  {name:18} {label:>6} {lh:11.2f} {export:13.2f} {own:7.2f} "
                 f"{unrolled:9.2f} {inductor:9.2f} {lh / inductor:12.2f} "
                 f"{own / inductor:13.2f} {unrolled / inductor:18.2f}",
                 flush=True,

@@ -53,6 +53,14 @@ DETECTION_SIZE = 320
 #: a compiler's summation orders 1000 times that over some fifty layers.
 RTOL, ATOL = 1e-3, 1e-3
 
+#: Models whose eager float32 outputs are farther from float64's than
+#: ATOL's premise, each with its ATOL and why. DeepLabV3-ResNet101: eager
+#: float32 is 9.3e-4 of its largest magnitude from float64 (its 101 layers
+#: and dilated head amplify rounding), onnxruntime on its ONNX form 6.2e-4,
+#: lighthouse's ONNX path 8.8e-4; the ONNX form's folded batch norms put
+#: both 1.0-1.2e-3 from eager float32.
+WIDER_ATOL = {"deeplabv3_resnet101": 3e-3}
+
 
 def import_torchvision():
     """Imports `torchvision`, also where its compiled ops cannot load.
@@ -194,7 +202,7 @@ class TorchvisionModels(Corpus):
             inputs,
             torch=model,
             rtol=RTOL,
-            atol=ATOL,
+            atol=WIDER_ATOL.get(name, ATOL),
             scaled_atol=True,
             family=family,
             op=name,
