@@ -13,10 +13,16 @@ from .fold import expand_functions, fold_constants
 from .loops import loops_of_carried_values
 from .rules import ALWAYS, Site, rules_for
 from .rules.rule import Rewritten
-from .values import constant_values, default_opset, replace_nodes, types_of
+from .shapes import slices_keep_their_other_dims
+from .values import (
+    constant_values,
+    default_opset,
+    replace_nodes,
+    types_of,
+    without_initializers,
+)
 
 onnx = require("onnx", "onnx")
-np = require("numpy", "onnx")  # onnx's dependency
 helper = require("onnx.helper", "onnx")
 
 __all__ = ["PASSES", "outputs_as_inferred", "prepared", "rewritten_always"]
@@ -107,7 +113,7 @@ def outputs_as_inferred(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     # The model without its large initializers, as inputs of their types:
     # inference reads the values of small ones only (shapes, axes), and a
     # copy of the weights cost 0.9 s of a 134 MB model's rewrites.
-    probe = _without_initializers(proto)
+    probe = without_initializers(proto)
     for value in probe.graph.output:
         value.type.tensor_type.ClearField("shape")
     try:
@@ -139,36 +145,11 @@ def outputs_as_inferred(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     return proto if relaxed is None else relaxed
 
 
-#: Initializers of more elements are left out of the model shape inference
-#: runs on for `outputs_as_inferred`: shapes and axes are smaller.
-_INFERENCE_ELEMENTS = 1024
-
-
-def _without_initializers(proto: "onnx.ModelProto") -> "onnx.ModelProto":
-    """A copy of `proto` whose initializers of more than
-    `_INFERENCE_ELEMENTS` elements are typed inputs."""
-    model = onnx.ModelProto()
-    model.ir_version = proto.ir_version
-    model.opset_import.extend(proto.opset_import)
-    model.functions.extend(proto.functions)
-    graph = model.graph
-    for field in ("node", "input", "output", "value_info"):
-        getattr(graph, field).extend(getattr(proto.graph, field))
-    inputs = {value.name for value in proto.graph.input}
-    for tensor in proto.graph.initializer:
-        if int(np.prod(tensor.dims)) <= _INFERENCE_ELEMENTS:
-            graph.initializer.append(tensor)
-        elif tensor.name not in inputs:
-            graph.input.append(
-                helper.make_tensor_value_info(tensor.name, tensor.data_type, tensor.dims)
-            )
-    return model
-
-
 #: The graph passes before import, in order: each rule and rewrite needs the
 #: constants folded before it.
 PASSES: List[Pass] = [
     fold_constants,
+    slices_keep_their_other_dims,
     rewritten_always,
     loops_of_carried_values,
     outputs_as_inferred,

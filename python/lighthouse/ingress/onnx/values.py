@@ -27,6 +27,7 @@ __all__ = [
     "text_of",
     "types_of",
     "used_names",
+    "without_initializers",
 ]
 
 #: The names of ONNX's default domain.
@@ -200,3 +201,29 @@ def lighthouse_function(node, inputs, outputs, nodes, opset: int) -> "onnx.Funct
     return helper.make_function(
         "lighthouse", node.op_type, inputs, outputs, nodes, [helper.make_opsetid("", opset)]
     )
+
+
+#: Initializers of more elements are left out of the model shape inference
+#: runs on (`without_initializers`): shapes and axes are smaller.
+_INFERENCE_ELEMENTS = 1024
+
+
+def without_initializers(proto: "onnx.ModelProto") -> "onnx.ModelProto":
+    """A copy of `proto` whose initializers of more than
+    `_INFERENCE_ELEMENTS` elements are typed inputs."""
+    model = onnx.ModelProto()
+    model.ir_version = proto.ir_version
+    model.opset_import.extend(proto.opset_import)
+    model.functions.extend(proto.functions)
+    graph = model.graph
+    for field in ("node", "input", "output", "value_info"):
+        getattr(graph, field).extend(getattr(proto.graph, field))
+    inputs = {value.name for value in proto.graph.input}
+    for tensor in proto.graph.initializer:
+        if int(np.prod(tensor.dims)) <= _INFERENCE_ELEMENTS:
+            graph.initializer.append(tensor)
+        elif tensor.name not in inputs:
+            graph.input.append(
+                helper.make_tensor_value_info(tensor.name, tensor.data_type, tensor.dims)
+            )
+    return model
