@@ -1,5 +1,6 @@
 """The graph passes a model goes through before torch-mlir imports it, in
-order (`PASSES`): values computed from constants folded; the rules that
+order (`PASSES`): values computed from constants folded; the sizes a
+Slice does not slice given to its output (`shapes`); the rules that
 apply always (`rules`: ops torch-mlir converts wrong or not at all), the
 expansions into functions first, then the nodes rewritten in place; Scans and Loops with
 scan outputs made Loops of loop-carried values; the output sizes it
