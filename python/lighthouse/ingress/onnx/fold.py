@@ -18,6 +18,7 @@ from .values import (
     attributes_of,
     constant_values,
     default_opset,
+    known_dims,
     source_value,
     static_shape,
     types_of,
@@ -196,6 +197,8 @@ def _fold_once(proto: "onnx.ModelProto", max_elements: int) -> Tuple["onnx.Model
     nodes: List["onnx.NodeProto"] = []
     folded = 0
     defined = _defined_names(graph)
+    # The sizes (None where dynamic) of the Shapes that do not fold.
+    partial_shapes: Dict[str, Optional[List[Optional[int]]]] = {}
     for node in graph.node:
         results = None
         if node.domain in DEFAULT_DOMAINS and node.op_type == "If" and node.input[0] in constants:
@@ -209,6 +212,10 @@ def _fold_once(proto: "onnx.ModelProto", max_elements: int) -> Tuple["onnx.Model
                 constants[node.output[0]] = node
             elif node.op_type in ("Shape", "Size"):
                 results = _shape_or_size(node, types)
+                if results is None and node.op_type == "Shape":
+                    partial_shapes[node.output[0]] = _shape_dims(node, types)
+            elif node.op_type == "Gather" and node.input[0] in partial_shapes:
+                results = _gathered_sizes(node, partial_shapes[node.input[0]], constants)
             if results is None and _foldable(node, constants):
                 results = _evaluate(node, constants, opsets, types, max_elements)
         if results is None:
@@ -293,6 +300,34 @@ def _shape_or_size(node, types) -> Optional[Dict[str, "onnx.TensorProto"]]:
         # ONNX's start and end count from the back when negative and are
         # clamped to the rank, as Python's slices are.
         value = np.array(shape[attributes.get("start", 0) : attributes.get("end")], np.int64)
+    return {node.output[0]: onnx.numpy_helper.from_array(value, node.output[0])}
+
+
+def _shape_dims(node, types) -> Optional[List[Optional[int]]]:
+    """The sizes a Shape `node` gives, None for those not static; None if
+    the rank is not known."""
+    value_type = types.get(node.input[0])
+    dims = known_dims(value_type) if value_type is not None else None
+    if dims is None:
+        return None
+    attributes = attributes_of(node)
+    return dims[attributes.get("start", 0) : attributes.get("end")]
+
+
+def _gathered_sizes(node, dims, constants) -> Optional[Dict[str, "onnx.TensorProto"]]:
+    """A Gather of sizes of a Shape (`dims`) at constant indices, when the
+    sizes it gathers are static though others are not: a Swin's window
+    padding computed from its image's 56 x 56 at any batch."""
+    indices = source_value(constants[node.input[1]]) if node.input[1] in constants else None
+    if dims is None or indices is None or attributes_of(node).get("axis", 0) != 0:
+        return None
+    flat = indices.reshape(-1)
+    if not all(-len(dims) <= int(index) < len(dims) for index in flat):
+        return None  # Out of range: left for the model's own error.
+    gathered = [dims[int(index)] for index in flat]
+    if None in gathered:
+        return None
+    value = np.array(gathered, np.int64).reshape(indices.shape)
     return {node.output[0]: onnx.numpy_helper.from_array(value, node.output[0])}
 
 

@@ -83,6 +83,41 @@ def test_reduction_axis_gathered_from_a_shape():
     check_compiled(proto, x)
 
 
+@pytest.mark.parametrize("index", [1, -1], ids=["index", "negative index"])
+def test_static_sizes_gathered_from_a_dynamic_shape_fold(index):
+    """The last size of [batch, 6] is 6 at any batch: a padding computed
+    from it (as a Swin's windows are) folds to a constant, and the Pad's
+    result has a static size, where the Shape of the whole does not fold."""
+    proto = model(
+        [
+            helper.make_node("Shape", ["x"], ["shape"]),
+            constant("at", [index]),
+            helper.make_node("Gather", ["shape", "at"], ["width"]),
+            constant("window", [4]),
+            helper.make_node("Mod", ["width", "window"], ["rest"]),
+            helper.make_node("Sub", ["window", "rest"], ["missing"]),
+            constant("zeros", [0, 0, 0]),
+            helper.make_node("Concat", ["zeros", "missing"], ["pads"], axis=0),
+            helper.make_node("Pad", ["x", "pads"], ["y"]),
+        ],
+        [("x", TensorProto.FLOAT, ["batch", 6])],
+        [("y", TensorProto.FLOAT, ["batch", None])],
+    )
+    folded = _onnx_fold.fold_constants(onnx_ingress.load(proto))
+    assert op_types(folded) == ["Constant", "Pad"]
+    y_type = next(v for v in folded.graph.output if v.name == "y").type.tensor_type
+    assert y_type.shape.dim[1].dim_value == 8
+    x = np.random.default_rng(6).standard_normal((3, 6)).astype(np.float32)
+    check_compiled(proto, x)
+
+
+def test_dynamic_sizes_gathered_from_a_shape_do_not_fold():
+    proto = sum_over_gathered_axis()
+    proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
+    folded = _onnx_fold.fold_constants(onnx_ingress.load(proto))
+    assert "Gather" in op_types(folded)
+
+
 def test_folding_repeats_with_the_shapes_folded_values_make_static():
     """The Reshape's target folds in a first round; shape inference then knows
     the Reshape's result, whose Shape, Gather and Sub fold in a second."""
