@@ -30,6 +30,7 @@ import torch
 from functorch.compile import make_boxed_func
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
+from torch.fx.passes.tools_common import stable_topological_sort
 from torch.fx.passes.utils.fuser_utils import erase_nodes, fuse_as_graphmodule, insert_subgm
 
 from ..ingress import torch as torch_ingress
@@ -290,6 +291,10 @@ def _split(graph_module, eager_ops, eager_nodes):
         insert_subgm(split, sub, inputs, outputs, nodes[-1])
         erase_nodes(split, nodes)
         parts.append(_Split(name, sub, examples, frozenset(n.name for n in nodes)))
+    # A part's call goes where its last node was; a node left eager between
+    # its nodes that reads one of its results (a size of a decode step's
+    # grown cache, `sym_size`) moves after it.
+    stable_topological_sort(split)
     split.graph.lint()
     split.recompile()
     return split, parts

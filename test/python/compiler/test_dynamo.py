@@ -278,6 +278,27 @@ def test_dynamic_sequence_length_through_the_fast_path():
     assert [(len(g.parts), g.eager_ops) for g in backend.graphs] == [(2, {})]
 
 
+def test_decode_step_with_a_cache_that_grows():
+    # A decoder's step on a key/value cache of 17, then 33 past tokens:
+    # Dynamo makes the cache's length symbolic, and its graph reads sizes of
+    # the grown cache between the nodes of a part lighthouse compiles (the
+    # part's call then goes after the last of them).
+    pytest.importorskip("transformers")
+    from lighthouse.suite.case import to_torch
+    from lighthouse.suite.plugins import create_corpus
+
+    case = create_corpus("transformers", layers=1).load("llama_decode_dynamic")
+    model = case.form("torch")
+    backend = Backend()
+    compiled = torch.compile(model, backend=backend)
+    with torch.no_grad():
+        for inputs in (case.inputs, *case.also_at[:1]):
+            inputs = to_torch(inputs)
+            for got, expected in zip(compiled(*inputs), model(*inputs), strict=True):
+                torch.testing.assert_close(got, expected, **TOLERANCE)
+    assert backend.graphs and all(g.parts for g in backend.graphs)
+
+
 def test_training_forward_and_backward():
     model, x = seeded(Digamma()), torch.randn(3, 8)
     twin = seeded(Digamma())
