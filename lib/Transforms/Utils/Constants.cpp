@@ -76,6 +76,24 @@ static void transposeMatrix(const char *input, int64_t rows, int64_t columns,
                       input + (column * rows + row) * Size, Size);
 }
 
+using MatrixTranspose = void (*)(const char *, int64_t, int64_t, char *);
+
+/// transposeMatrix for elements of `elementSize` bytes, if it has one.
+static MatrixTranspose matrixTransposeOf(int64_t elementSize) {
+  switch (elementSize) {
+  case 1:
+    return transposeMatrix<1>;
+  case 2:
+    return transposeMatrix<2>;
+  case 4:
+    return transposeMatrix<4>;
+  case 8:
+    return transposeMatrix<8>;
+  default:
+    return nullptr;
+  }
+}
+
 /// `input` (row-major, `elementSize` bytes an element, of `shape`) with its
 /// dimensions permuted into `output`: result dimension i is input dimension
 /// permutation[i].
@@ -99,22 +117,9 @@ static void transposeBytes(ArrayRef<char> input, ArrayRef<int64_t> shape,
     sizes.push_back(shape[dim]);
     strides.push_back(inputStrides[dim]);
   }
-  if (rank == 2) {
-    switch (elementSize) {
-    case 1:
-      return transposeMatrix<1>(input.data(), sizes[0], sizes[1],
-                                output.data());
-    case 2:
-      return transposeMatrix<2>(input.data(), sizes[0], sizes[1],
-                                output.data());
-    case 4:
-      return transposeMatrix<4>(input.data(), sizes[0], sizes[1],
-                                output.data());
-    case 8:
-      return transposeMatrix<8>(input.data(), sizes[0], sizes[1],
-                                output.data());
-    }
-  }
+  if (rank == 2)
+    if (auto matrix = matrixTransposeOf(elementSize))
+      return matrix(input.data(), sizes[0], sizes[1], output.data());
   // Walk the result in order, keeping the input offset of the current
   // element: an odometer over the result's indices.
   SmallVector<int64_t> index(rank, 0);

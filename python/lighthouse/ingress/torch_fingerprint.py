@@ -69,11 +69,9 @@ def fingerprint(model, example_inputs=(), dynamic_shapes: Any = None) -> Optiona
         digest.value(example_inputs, names, _DEPTH)
         digest.add("dynamic_shapes", repr(dynamic_shapes))
         digest.code()
-    except _Unknown:
-        return None
-    except Exception:  # noqa: BLE001 - a user's object the walk cannot read
-        # (a property that raises, a tensor of a kind torch cannot view as
-        # bytes): the model is exported and found by its linalg IR instead.
+    except Exception:  # noqa: BLE001 - _Unknown, or a user's object the walk
+        # cannot read (a tensor torch cannot view as bytes): the model is
+        # exported and found by its linalg IR instead.
         return None
     return digest.hexdigest()
 

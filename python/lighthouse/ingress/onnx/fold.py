@@ -296,10 +296,7 @@ def _shape_or_size(node, types) -> Optional[Dict[str, "onnx.TensorProto"]]:
     if node.op_type == "Size":
         value = np.array(math.prod(shape), dtype=np.int64)
     else:
-        attributes = attributes_of(node)
-        # ONNX's start and end count from the back when negative and are
-        # clamped to the rank, as Python's slices are.
-        value = np.array(shape[attributes.get("start", 0) : attributes.get("end")], np.int64)
+        value = np.array(_shape_dims(node, types), np.int64)
     return {node.output[0]: onnx.numpy_helper.from_array(value, node.output[0])}
 
 
@@ -311,6 +308,8 @@ def _shape_dims(node, types) -> Optional[List[Optional[int]]]:
     if dims is None:
         return None
     attributes = attributes_of(node)
+    # ONNX's start and end count from the back when negative and are
+    # clamped to the rank, as Python's slices are.
     return dims[attributes.get("start", 0) : attributes.get("end")]
 
 
