@@ -216,6 +216,8 @@ def _fold_once(proto: "onnx.ModelProto", max_elements: int) -> Tuple["onnx.Model
                     partial_shapes[node.output[0]] = _shape_dims(node, types)
             elif node.op_type == "Gather" and node.input[0] in partial_shapes:
                 results = _gathered_sizes(node, partial_shapes[node.input[0]], constants)
+            elif node.op_type == "Slice" and node.input[0] in partial_shapes:
+                results = _sliced_sizes(node, partial_shapes[node.input[0]], constants, opsets)
             if results is None and _foldable(node, constants):
                 results = _evaluate(node, constants, opsets, types, max_elements)
         if results is None:
@@ -327,6 +329,28 @@ def _gathered_sizes(node, dims, constants) -> Optional[Dict[str, "onnx.TensorPro
     if None in gathered:
         return None
     value = np.array(gathered, np.int64).reshape(indices.shape)
+    return {node.output[0]: onnx.numpy_helper.from_array(value, node.output[0])}
+
+
+def _sliced_sizes(node, dims, constants, opsets) -> Optional[Dict[str, "onnx.TensorProto"]]:
+    """A Slice of sizes of a Shape (`dims`) by constant bounds, when the
+    sizes it takes are static though others are not: TorchScript's export
+    of `x.size(-1)`, a Slice of x's Shape from -1, that a Reshape to
+    [-1, x.size(-1)] takes."""
+    if dims is None or not all(name in constants for name in node.input[1:] if name):
+        return None
+    # ONNX's own Slice of the positions of the sizes says which it takes.
+    positions = np.arange(len(dims), dtype=np.int64)
+    positions = onnx.numpy_helper.from_array(positions, node.input[0])
+    sources = {name: constants[name] for name in node.input[1:] if name}
+    sources[node.input[0]] = positions
+    sliced = _evaluate(node, sources, opsets, {}, len(dims))
+    if sliced is None:
+        return None
+    taken = [dims[int(i)] for i in onnx.numpy_helper.to_array(sliced[node.output[0]])]
+    if None in taken:
+        return None
+    value = np.array(taken, np.int64)
     return {node.output[0]: onnx.numpy_helper.from_array(value, node.output[0])}
 
 

@@ -118,6 +118,38 @@ def test_dynamic_sizes_gathered_from_a_shape_do_not_fold():
     assert "Gather" in op_types(folded)
 
 
+@pytest.mark.parametrize(
+    "starts, ends, y_dims",
+    [
+        ([-1], [np.iinfo(np.int64).max], [None, 6]),
+        ([1], [3], [None, 4, 6]),
+        ([0], [1], [None, None]),
+    ],
+    ids=["last", "static", "dynamic"],
+)
+def test_static_sizes_sliced_from_a_dynamic_shape_fold(starts, ends, y_dims):
+    """TorchScript exports `x.reshape(-1, x.size(-1))` with a Slice of x's
+    Shape: of [batch, 4, 6], the sizes from 1 fold at any batch (and the
+    Reshape's target with them), the batch does not."""
+    proto = model(
+        [
+            helper.make_node("Shape", ["x"], ["shape"]),
+            constant("starts", starts),
+            constant("ends", ends),
+            helper.make_node("Slice", ["shape", "starts", "ends"], ["sizes"]),
+            constant("inferred", [-1]),
+            helper.make_node("Concat", ["inferred", "sizes"], ["target"], axis=0),
+            helper.make_node("Reshape", ["x", "target"], ["y"]),
+        ],
+        [("x", TensorProto.FLOAT, ["batch", 4, 6])],
+        [("y", TensorProto.FLOAT, y_dims)],
+    )
+    folded = _onnx_fold.fold_constants(onnx_ingress.load(proto))
+    assert ("Slice" in op_types(folded)) == (starts == [0])
+    x = np.random.default_rng(8).standard_normal((3, 4, 6)).astype(np.float32)
+    check_compiled(proto, x)
+
+
 def test_folding_repeats_with_the_shapes_folded_values_make_static():
     """The Reshape's target folds in a first round; shape inference then knows
     the Reshape's result, whose Shape, Gather and Sub fold in a second."""
