@@ -1012,6 +1012,30 @@ with torch.random.fork_rng():
             lambda x, w: F.conv2d(x, w, padding=2, dilation=2, groups=8),
             (torch.randn(1, 8, 18, 32), torch.randn(8, 1, 3, 3)),
         ),
+        # Depthwise convolutions between pointwise ones, in NHWC with the ops
+        # between them: an inverted residual block over a batch of 2 (whole
+        # registers of channels), and a strided 5x5 one of 40 channels (half
+        # registers) between hardswishes.
+        "conv-separable-block": (
+            lambda x, w1, wd, w2: (
+                x
+                + F.conv2d(
+                    F.relu6(F.conv2d(F.relu6(F.conv2d(x, w1)), wd, padding=1, groups=48)), w2
+                )
+            ),
+            (
+                torch.randn(2, 16, 14, 14),
+                torch.randn(48, 16, 1, 1),
+                torch.randn(48, 1, 3, 3),
+                torch.randn(16, 48, 1, 1),
+            ),
+        ),
+        "conv-separable-strided": (
+            lambda x, w1, wd: F.hardswish(
+                F.conv2d(F.hardswish(F.conv2d(x, w1)), wd, stride=2, padding=2, groups=40)
+            ),
+            (torch.randn(1, 8, 15, 15), torch.randn(40, 8, 1, 1), torch.randn(40, 1, 5, 5)),
+        ),
         # Grouped convolutions as loops over their groups of 2-D ones; a channel
         # multiplier of 2 (groups = input channels, twice the output channels).
         "conv-grouped": (

@@ -54,7 +54,8 @@ static bool readsWidenToOutput(linalg::LinalgOp op) {
            element.getIntOrFloatBitWidth() < output.getIntOrFloatBitWidth();
   };
   ValueRange inputs = op.getDpsInputs();
-  return isa<linalg::Conv2DNchwFchwOp>(op.getOperation())
+  return isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNhwcHwcOp>(
+             op.getOperation())
              ? llvm::all_of(inputs, widens)
              : widens(inputs[0]);
 }
@@ -127,6 +128,42 @@ std::optional<Strategy> windowPlan(linalg::LinalgOp op, const CPUTarget &target,
   return std::nullopt;
 }
 
+std::optional<SmallVector<int64_t>> channelsLastTiles(int64_t width,
+                                                      int64_t channels,
+                                                      Type element,
+                                                      const CPUTarget &target) {
+  int64_t lanes = target.elementsPerRegister(element);
+  int64_t channelTile = channels % lanes == 0         ? lanes
+                        : channels % (lanes / 2) == 0 ? lanes / 2
+                                                      : 0;
+  if (!channelTile || width <= 0)
+    return std::nullopt;
+  // Loops (n, oh, ow, c, kh, kw): a block of a row's pixels by a register of
+  // channels, whose window columns 1-D windows unroll; 8 pixels keep the
+  // accumulators and a window row's input vectors in registers.
+  return SmallVector<int64_t>{
+      1,           1, largestDivisorAtMost(width, kChannelsLastPixels),
+      channelTile, 1, 0};
+}
+
+/// channelsLastTiles of `op`, whose operands must be static but for the
+/// batch and read elements that widen to the output's.
+static std::optional<SmallVector<int64_t>>
+channelsLastTiles(linalg::DepthwiseConv2DNhwcHwcOp op,
+                  const CPUTarget &target) {
+  auto output = cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  auto staticButBatch = [](Value value) {
+    return llvm::none_of(
+        cast<ShapedType>(value.getType()).getShape().drop_front(),
+        ShapedType::isDynamic);
+  };
+  if (!op.hasPureTensorSemantics() || !readsWidenToOutput(op) ||
+      !llvm::all_of(op->getOperands(), staticButBatch))
+    return std::nullopt;
+  return channelsLastTiles(output.getDimSize(2), output.getDimSize(3),
+                           output.getElementType(), target);
+}
+
 /// Multiply-adds (or comparisons) per image of a convolution or pooling:
 /// its static iteration space but the batch.
 static int64_t workPerImage(linalg::LinalgOp op) {
@@ -196,8 +233,50 @@ static void chooseThreadSplit(linalg::LinalgOp op, Strategy &strategy,
   strategy.threads = split;
 }
 
+/// Splits the channels-last `strategy` of `op` across `threads` threads:
+/// by images as chooseThreadSplit does; else, when one image holds enough
+/// work, by blocks of channels where they divide evenly, else by output
+/// rows in parts of ceil(rows / threads).
+static void chooseChannelsLastThreadSplit(linalg::DepthwiseConv2DNhwcHwcOp op,
+                                          Strategy &strategy, int64_t threads) {
+  if (threads < 2)
+    return;
+  // Loops (n, oh, ow, c, kh, kw).
+  SmallVector<int64_t> split(op.getNumLoops(), 0);
+  auto output = cast<ShapedType>(op.getDpsInits()[0].getType());
+  if (!output.isDynamicDim(0) &&
+      output.getDimSize(0) >= minThreadedBatch(op, threads)) {
+    split[0] = threads;
+    strategy.threadCounts = split;
+    return;
+  }
+  if (workPerImage(op) < kMinThreadedWork)
+    return;
+  if ((output.getDimSize(3) / strategy.registers[3]) % threads == 0) {
+    split[3] = threads;
+    strategy.threadCounts = split;
+    return;
+  }
+  int64_t rows = output.getDimSize(1);
+  if (rows < 2)
+    return;
+  split[1] = llvm::divideCeil(rows, std::min(threads, rows));
+  strategy.threads = split;
+}
+
 std::optional<Strategy> selectConvolution(linalg::LinalgOp op,
                                           const SelectionContext &context) {
+  if (auto depthwise =
+          dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(op.getOperation())) {
+    std::optional<SmallVector<int64_t>> tiles =
+        channelsLastTiles(depthwise, context.target);
+    if (!tiles)
+      return std::nullopt;
+    Strategy strategy(StrategyKind::ConvolutionWindows);
+    strategy.registers = *tiles;
+    chooseChannelsLastThreadSplit(depthwise, strategy, context.target.threads);
+    return strategy;
+  }
   if (!isNchwWindow(op))
     return std::nullopt;
   std::optional<Strategy> strategy = windowPlan(op, context.target);

@@ -237,6 +237,15 @@ void depthwiseAsChannelWindows(ModuleOp module) {
 static Value transposed(OpBuilder &b, Location loc, Value value,
                         ArrayRef<int64_t> permutation) {
   ElementsAttr constant;
+  // A reshaped constant (a depthwise filter C x 1 x KH x KW as C x KH x KW)
+  // is reshaped now, then transposed.
+  Operation *reshape = value.getDefiningOp();
+  if (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+          reshape) &&
+      matchPattern(reshape->getOperand(0), m_Constant(&constant)))
+    if (std::optional<ElementsAttr> shaped = reshapeConstant(
+            constant, cast<RankedTensorType>(value.getType()).getShape()))
+      value = arith::ConstantOp::create(b, loc, cast<TypedAttr>(*shaped));
   if (matchPattern(value, m_Constant(&constant)))
     if (std::optional<ElementsAttr> folded =
             transposeConstant(constant, permutation))
@@ -248,6 +257,115 @@ static Value transposed(OpBuilder &b, Location loc, Value value,
   Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
   return linalg::TransposeOp::create(b, loc, value, init, permutation)
       .getResult()[0];
+}
+
+/// The most ops between two convolutions that comesFrom and goesTo follow:
+/// a norm's four and an activation's one or two (MobileNet-V3: hardswish),
+/// a residual sum, a pad.
+constexpr int kMaxOpsBetweenLayouts = 8;
+
+/// Whether `value` is computed by an op that `is` through at most `ops`
+/// elementwise ops and pads (an elementwise op's operands read in its loops'
+/// order), or reaches one that `is` through such ops.
+static bool comesFrom(Value value, int ops,
+                      llvm::function_ref<bool(Operation *)> is) {
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return false;
+  if (is(op))
+    return true;
+  if (ops == 0)
+    return false;
+  if (auto pad = dyn_cast<tensor::PadOp>(op))
+    return comesFrom(pad.getSource(), ops - 1, is);
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && linalg::isElementwise(generic) &&
+         llvm::any_of(generic.getDpsInputOperands(), [&](OpOperand *input) {
+           return generic.getMatchingIndexingMap(input).isIdentity() &&
+                  comesFrom(input->get(), ops - 1, is);
+         });
+}
+static bool goesTo(Value value, int ops,
+                   llvm::function_ref<bool(Operation *)> is) {
+  return llvm::any_of(value.getUsers(), [&](Operation *user) {
+    if (is(user))
+      return true;
+    bool passes = isa<tensor::PadOp>(user) ||
+                  (isa<linalg::GenericOp>(user) &&
+                   linalg::isElementwise(cast<linalg::GenericOp>(user)));
+    return ops > 0 && passes && user->getNumResults() == 1 &&
+           goesTo(user->getResult(0), ops - 1, is);
+  });
+}
+
+/// Whether `op` is a transpose by `permutation`.
+static bool isTransposeBy(Operation *op, ArrayRef<int64_t> permutation) {
+  auto transpose = dyn_cast<linalg::TransposeOp>(op);
+  return transpose && transpose.getPermutation() == permutation;
+}
+
+/// Whether `op` is a 2-D NCHW convolution of a 1x1 window and stride 1.
+static bool isPointwise(Operation *op) {
+  auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
+  if (!conv)
+    return false;
+  ArrayRef<int64_t> filter =
+      cast<RankedTensorType>(conv.getDpsInputs()[1].getType()).getShape();
+  return filter[2] == 1 && filter[3] == 1 &&
+         llvm::all_of(conv.getStrides().getValues<int64_t>(),
+                      [](int64_t stride) { return stride == 1; });
+}
+
+void depthwiseChannelsLast(ModuleOp module, const SelectionContext &context) {
+  SmallVector<linalg::DepthwiseConv2DNchwChwOp> convolutions;
+  module.walk([&](linalg::DepthwiseConv2DNchwChwOp op) {
+    // Of one element type: a float, as the strategy's vectors.
+    auto output = cast<RankedTensorType>(op.getDpsInits()[0].getType());
+    Type element = output.getElementType();
+    if (op.hasPureTensorSemantics() && isa<FloatType>(element) &&
+        llvm::all_of(op->getOperands(),
+                     [&](Value operand) {
+                       auto type = cast<RankedTensorType>(operand.getType());
+                       return type.getElementType() == element &&
+                              llvm::none_of(type.getShape().drop_front(),
+                                            ShapedType::isDynamic);
+                     }) &&
+        channelsLastTiles(output.getDimSize(3), output.getDimSize(1), element,
+                          context.target) &&
+        (comesFrom(op.getDpsInputs()[0], kMaxOpsBetweenLayouts, isPointwise) ||
+         goesTo(op.getResult(0), kMaxOpsBetweenLayouts, isPointwise)))
+      convolutions.push_back(op);
+  });
+  for (linalg::DepthwiseConv2DNchwChwOp op : convolutions) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value init = op.getDpsInits()[0];
+    Value channelsLastInit;
+    // A fill (of zeros, no bias) is made again in the new layout.
+    if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+      auto type = cast<RankedTensorType>(init.getType());
+      Value empty =
+          tensor::EmptyOp::create(b, loc,
+                                  {type.getDimSize(0), type.getDimSize(2),
+                                   type.getDimSize(3), type.getDimSize(1)},
+                                  type.getElementType());
+      channelsLastInit =
+          linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
+              .getResult(0);
+    } else {
+      channelsLastInit = transposed(b, loc, init, {0, 2, 3, 1});
+    }
+    auto conv = linalg::DepthwiseConv2DNhwcHwcOp::create(
+        b, loc, TypeRange{channelsLastInit.getType()},
+        ValueRange{transposed(b, loc, op.getDpsInputs()[0], {0, 2, 3, 1}),
+                   transposed(b, loc, op.getDpsInputs()[1], {1, 2, 0})},
+        ValueRange{channelsLastInit},
+        {b.getNamedAttr("strides", op.getStrides()),
+         b.getNamedAttr("dilations", op.getDilations())});
+    op->getResult(0).replaceAllUsesWith(
+        transposed(b, loc, conv.getResult(0), {0, 3, 1, 2}));
+    op->erase();
+  }
 }
 
 /// `value` in `shape`, its dimensions grouped as `groups` say; a constant
@@ -311,6 +429,21 @@ static bool rowsWasteLanes(linalg::Conv2DNchwFchwOp op,
          paddedSizes({rows, filter[0], columns}, context).has_value();
 }
 
+/// Whether `op` is a pointwise convolution next to a channels-last one: its
+/// image comes from a transpose out of NHWC, or its output goes to a
+/// transpose into NHWC, through elementwise ops (MobileNet's and
+/// EfficientNet's expansions and projections around their depthwise
+/// convolutions). As a matmul of NHWC pixels by the filter, it keeps the
+/// channels-last layout between them, and the transposes meet their
+/// inverses (transposesToTheirInverses).
+static bool pointwiseNextToChannelsLast(linalg::Conv2DNchwFchwOp op) {
+  auto fromNhwc = [](Operation *op) { return isTransposeBy(op, {0, 3, 1, 2}); };
+  auto toNhwc = [](Operation *op) { return isTransposeBy(op, {0, 2, 3, 1}); };
+  return isPointwise(op) &&
+         (comesFrom(op.getDpsInputs()[0], kMaxOpsBetweenLayouts, fromNhwc) ||
+          goesTo(op.getResult(0), kMaxOpsBetweenLayouts, toNhwc));
+}
+
 /// `image` (N x C x H x W) as rows of patches, one per output pixel (n, oh,
 /// ow), of windows that tile it without overlap: a rearrangement, its
 /// columns (c, kh, kw).
@@ -353,6 +486,10 @@ static Value gatheredPatches(OpBuilder &b, Location loc, Value image,
           kh = filter[2], kw = filter[3], oh = outputShape[2],
           ow = outputShape[3];
   Value pixels = transposed(b, loc, image, {0, 2, 3, 1});
+  // A pointwise window's patches are the pixels.
+  if (kh == 1 && kw == 1 &&
+      llvm::all_of(strides, [](int64_t stride) { return stride == 1; }))
+    return reshaped(b, loc, pixels, {n * oh * ow, c}, {{0, 1, 2}, {3}});
   Value patches =
       tensor::EmptyOp::create(b, loc, {n, oh, ow, kh, kw, c}, element);
   auto indices = [&](ArrayRef<int64_t> values) {
@@ -377,7 +514,8 @@ void patchesAsMatmuls(ModuleOp module, const SelectionContext &context) {
            module, [&](linalg::Conv2DNchwFchwOp op, ArrayRef<int64_t> filter,
                        ArrayRef<int64_t> strides) {
              return tilesImage(op, filter, strides) ||
-                    rowsWasteLanes(op, filter, context);
+                    rowsWasteLanes(op, filter, context) ||
+                    pointwiseNextToChannelsLast(op);
            })) {
     OpBuilder b(op);
     Location loc = op.getLoc();

@@ -76,9 +76,15 @@ const Form kContractionForms[] = {
 };
 const Form kConvolutionForms[] = {
     {"convolutions-as-2d", FormStage::Ops, convolutionsAs2D},
+    // Before the pointwise convolutions next to it become matmuls of NHWC
+    // pixels.
+    {"depthwise-channels-last", FormStage::Ops, depthwiseChannelsLast},
     {"patches-as-matmuls", FormStage::Ops, patchesAsMatmuls},
     {"strided-points-as-slices", FormStage::Ops,
      contextFree<stridedPointsAsSlices>},
+    // Before the elementwise forms collapse the ops the transposes pass.
+    {"transposes-to-their-inverses", FormStage::Ops,
+     contextFree<transposesToTheirInverses>},
     {"depthwise-as-channel-windows", FormStage::Ops,
      contextFree<depthwiseAsChannelWindows>},
     {"split-window-remainders", FormStage::Ops, splitWindowRemainders},

@@ -224,6 +224,14 @@ void patchesAsMatmuls(mlir::ModuleOp module, const SelectionContext &context);
 /// which the register kernel takes without picking pixels out of spans
 /// twice a block's width.
 void stridedPointsAsSlices(mlir::ModuleOp module);
+/// Rewrites 2-D NCHW depthwise convolutions that the channels-last strategy
+/// takes (channelsLastTiles) into NHWC ones between transposes of the image
+/// and of the output, the filter transposed at compile time: vectors along
+/// the channels, where the register kernel's run along output rows, which
+/// leave lanes idle or break into remainders on the small images of
+/// MobileNet's and EfficientNet's later stages.
+void depthwiseChannelsLast(mlir::ModuleOp module,
+                           const SelectionContext &context);
 /// Rewrites 2-D NCHW depthwise convolutions into generics whose loops are in
 /// a pooling's order, (n, c, oh, ow, kh, kw), the order the strategies tile
 /// (linalg's named op has (n, oh, ow, c, kh, kw)).
@@ -248,6 +256,19 @@ void splitWindowRemainders(mlir::ModuleOp module,
 std::optional<Strategy>
 windowPlan(mlir::linalg::LinalgOp op, const CPUTarget &target,
            std::optional<int64_t> rowWidth = std::nullopt);
+/// Pixels of an output row that the channels-last depthwise strategy
+/// computes at once (channelsLastTiles).
+constexpr int64_t kChannelsLastPixels = 8;
+/// The register tiles of the channels-last strategy of a depthwise
+/// convolution in NHWC, static but for its batch, with output rows of
+/// `width` pixels of `channels` channels of `element`: a block of up to
+/// kChannelsLastPixels pixels of one output row by a register of channels
+/// (half a register where whole ones do not divide the channels), decomposed
+/// into 1-D windows and vectorized along the channels; none when neither
+/// divides the channels.
+std::optional<llvm::SmallVector<int64_t>>
+channelsLastTiles(int64_t width, int64_t channels, mlir::Type element,
+                  const CPUTarget &target);
 /// The images from which a convolution or pooling is split across
 /// `threads` threads: enough work for each, and an image for each.
 int64_t minThreadedBatch(mlir::linalg::LinalgOp op, int64_t threads);
@@ -317,6 +338,13 @@ std::optional<Strategy> selectReduction(mlir::linalg::LinalgOp op,
 mlir::LogicalResult verifyReduction(mlir::Operation *op,
                                     const Strategy &strategy);
 void buildReduction(const BuildContext &context);
+
+/// Moves each transpose past the elementwise ops whose full operands are
+/// all transposes alike (the ops then compute in the layout before them)
+/// and above the constant pads of transposes, so that transposes meet their
+/// inverses and fold away: the NHWC layout of the convolution forms carried
+/// from one convolution to the next (TransposeRewrites.cpp).
+void transposesToTheirInverses(mlir::ModuleOp module);
 
 // Transposes of the innermost dimension (Transpose.cpp).
 std::optional<Strategy> selectTranspose(mlir::linalg::TransposeOp op,

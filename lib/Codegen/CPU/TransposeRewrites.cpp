@@ -1,0 +1,165 @@
+//===- TransposeRewrites.cpp - Transposes carried to their inverses -------===//
+//
+// The convolution forms compute convolutions in NHWC between transposes of
+// their image and of their output (patchesAsMatmuls, depthwiseChannelsLast).
+// Between two such convolutions, the ops in between (a norm's scale and
+// shift, an activation, a residual sum, the next image's padding) ran in
+// NCHW, so each convolution paid two passes over its image and output to
+// change layouts: MobileNet-V3-small had 74 transposes. Carried past those
+// ops, each transpose meets its inverse and both go.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpFamilies.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace lighthouse::cpu {
+
+namespace {
+
+/// The transpose `value` comes from, if `map` reads it in the loops' order.
+static linalg::TransposeOp transposeRead(Value value, AffineMap map) {
+  auto transpose = value.getDefiningOp<linalg::TransposeOp>();
+  return transpose && map.isIdentity() ? transpose : linalg::TransposeOp();
+}
+
+/// `value` transposed by `permutation` into a new tensor.
+static Value transposed(PatternRewriter &rewriter, Location loc, Value value,
+                        ArrayRef<int64_t> permutation) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value init =
+      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(rewriter, loc, value, init, permutation)
+      .getResult()[0];
+}
+
+/// An elementwise generic of static shape whose full operands are all
+/// transposes by one permutation P (the others broadcast along some loops)
+/// computes in the layout before P instead, and its result is transposed by
+/// P: the transpose moves past it, toward its inverse.
+struct ElementwiseBeforeTranspose : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+        op.getNumLoops() != op.getNumParallelLoops() ||
+        !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+        op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)) ||
+        !cast<RankedTensorType>(op.getResult(0).getType()).hasStaticShape())
+      return failure();
+    unsigned rank = op.getNumLoops();
+    linalg::TransposeOp first;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if ((first =
+               transposeRead(input->get(), op.getMatchingIndexingMap(input))))
+        break;
+    if (!first)
+      return failure();
+    ArrayRef<int64_t> permutation = first.getPermutation();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      linalg::TransposeOp transpose = transposeRead(input->get(), map);
+      bool alike = transpose && transpose.getPermutation() == permutation;
+      // Others must broadcast (a norm's per-channel scale, a
+      // squeeze-and-excitation's per-image one): a full operand not so
+      // transposed would be read across its layout.
+      if (!alike && (!map.isProjectedPermutation(/*allowZeroInResults=*/true) ||
+                     map.isPermutation()))
+        return failure();
+    }
+    // Old loop i is loop permutation[i] of the layout before the transpose.
+    SmallVector<AffineExpr> oldLoops;
+    for (int64_t dim : permutation)
+      oldLoops.push_back(rewriter.getAffineDimExpr(dim));
+    AffineMap oldInNew =
+        AffineMap::get(rank, 0, oldLoops, rewriter.getContext());
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (linalg::TransposeOp transpose = transposeRead(input->get(), map)) {
+        inputs.push_back(transpose.getInput());
+        maps.push_back(identity);
+      } else {
+        inputs.push_back(input->get());
+        maps.push_back(map.compose(oldInNew));
+      }
+    }
+    maps.push_back(identity);
+    auto firstType = cast<RankedTensorType>(first.getInput().getType());
+    auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
+    Location loc = op.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, firstType.getShape(),
+                                         resultType.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
+        maps, op.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                                generic.getRegion().begin());
+    rewriter.replaceOp(
+        op, transposed(rewriter, loc, generic.getResult(0), permutation));
+    return success();
+  }
+};
+
+/// A transpose of a constant-padded transpose pads the transposed tensor
+/// instead, where the two transposes then meet.
+struct TransposeBeforePad : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto pad = op.getInput().getDefiningOp<tensor::PadOp>();
+    if (!pad || !pad.getSource().getDefiningOp<linalg::TransposeOp>())
+      return failure();
+    Value value = pad.getConstantPaddingValue();
+    if (!value)
+      return failure();
+    ArrayRef<int64_t> permutation = op.getPermutation();
+    SmallVector<OpFoldResult> low, high;
+    for (int64_t dim : permutation) {
+      low.push_back(pad.getMixedLowPad()[dim]);
+      high.push_back(pad.getMixedHighPad()[dim]);
+    }
+    Location loc = op.getLoc();
+    Value source = transposed(rewriter, loc, pad.getSource(), permutation);
+    rewriter.replaceOpWithNewOp<tensor::PadOp>(op, op.getResult()[0].getType(),
+                                               source, low, high, value,
+                                               pad.getNofold());
+    return success();
+  }
+};
+
+} // namespace
+
+void transposesToTheirInverses(ModuleOp module) {
+  bool any = false;
+  module.walk([&](linalg::TransposeOp) {
+    any = true;
+    return WalkResult::interrupt();
+  });
+  if (!any)
+    return;
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  patterns.add<ElementwiseBeforeTranspose, TransposeBeforePad>(context);
+  // Transposes that meet fold into one, or none; a transposed fill (a
+  // convolution's zeros moved into NHWC) is a fill.
+  linalg::TransposeOp::getCanonicalizationPatterns(patterns, context);
+  linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+  (void)applyPatternsGreedily(module, std::move(patterns));
+}
+
+} // namespace lighthouse::cpu
