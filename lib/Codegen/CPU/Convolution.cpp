@@ -5,7 +5,9 @@
 // of 1 or 2 along the rows are tiled into blocks of channels by one or two
 // output rows of pixels for the register kernel of ConvolutionKernel.h
 // (`convolution.rows`); others into single output rows, decomposed into
-// 1-D windows and vectorized along the row (`convolution.windows`); either
+// 1-D windows and vectorized along the row (`convolution.windows`); NHWC
+// depthwise ones (depthwise-channels-last) into blocks of a row's pixels by
+// a register of channels, 1-D windows vectorized along the channels; each
 // is split across threads by images when the batch is large, else within
 // the image when one image is.
 //
@@ -138,12 +140,14 @@ std::optional<SmallVector<int64_t>> channelsLastTiles(int64_t width,
                                                       : 0;
   if (!channelTile || width <= 0)
     return std::nullopt;
+  // Blocks of one pixel (a row of 13) would unroll nothing.
+  int64_t pixels = largestDivisorAtMost(width, kChannelsLastPixels);
+  if (pixels == 1 && width > 1)
+    return std::nullopt;
   // Loops (n, oh, ow, c, kh, kw): a block of a row's pixels by a register of
   // channels, whose window columns 1-D windows unroll; 8 pixels keep the
   // accumulators and a window row's input vectors in registers.
-  return SmallVector<int64_t>{
-      1,           1, largestDivisorAtMost(width, kChannelsLastPixels),
-      channelTile, 1, 0};
+  return SmallVector<int64_t>{1, 1, pixels, channelTile, 1, 0};
 }
 
 /// channelsLastTiles of `op`, whose operands must be static but for the

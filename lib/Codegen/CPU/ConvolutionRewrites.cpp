@@ -6,15 +6,17 @@
 // output depths of a loop over filter depths of 2-D ones, each adding its
 // filter slice's contribution to one output slice; a grouped convolution is
 // a loop over its groups of 2-D ones. Left as they came, each was a loop
-// nest (3-D: 0.03x to 0.07x eager's speed). A depthwise convolution's loops
-// are put in a pooling's order, the kernel's. A convolution whose windows
-// tile the image without overlap, wider than the kernel's stride of 2, or
-// with one window per image, or whose output rows are too narrow for the
-// kernel's vectors, is a matmul of the image's patches; one whose
-// window is a pixel wide along a strided dimension (ResNet's 1x1 stride-2
-// shortcuts) reads every stride-th pixel, picked out first. One that neither
-// strategy takes only for its rows' width is split in two that each takes; one
-// with a dynamic batch is versioned on the batch size.
+// nest (3-D: 0.03x to 0.07x eager's speed). A depthwise convolution next to
+// a pointwise one runs in NHWC, its pointwise neighbours as matmuls of NHWC
+// pixels (the transposes between them then fold: TransposeRewrites.cpp);
+// another's loops are put in a pooling's order, the kernel's. A convolution
+// whose windows tile the image without overlap, wider than the kernel's stride
+// of 2, or with one window per image, or whose output rows are too narrow for
+// the kernel's vectors, is a matmul of the image's patches; one whose window is
+// a pixel wide along a strided dimension (ResNet's 1x1 stride-2 shortcuts)
+// reads every stride-th pixel, picked out first. One that neither strategy
+// takes only for its rows' width is split in two that each takes; one with a
+// dynamic batch is versioned on the batch size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -232,10 +234,8 @@ void depthwiseAsChannelWindows(ModuleOp module) {
   }
 }
 
-/// `value` with its dimensions permuted: dimension i of the result is
-/// `permutation[i]` of `value`; a constant (a filter) permuted now, once.
-static Value transposed(OpBuilder &b, Location loc, Value value,
-                        ArrayRef<int64_t> permutation) {
+Value transposed(OpBuilder &b, Location loc, Value value,
+                 ArrayRef<int64_t> permutation) {
   ElementsAttr constant;
   // A reshaped constant (a depthwise filter C x 1 x KH x KW as C x KH x KW)
   // is reshaped now, then transposed.
@@ -266,7 +266,8 @@ constexpr int kMaxOpsBetweenLayouts = 8;
 
 /// Whether `value` is computed by an op that `is` through at most `ops`
 /// elementwise ops and pads (an elementwise op's operands read in its loops'
-/// order), or reaches one that `is` through such ops.
+/// order: the transposes move past those); goesTo, whether it reaches one
+/// through such ops.
 static bool comesFrom(Value value, int ops,
                       llvm::function_ref<bool(Operation *)> is) {
   Operation *op = value.getDefiningOp();
@@ -287,12 +288,14 @@ static bool comesFrom(Value value, int ops,
 }
 static bool goesTo(Value value, int ops,
                    llvm::function_ref<bool(Operation *)> is) {
-  return llvm::any_of(value.getUsers(), [&](Operation *user) {
+  return llvm::any_of(value.getUses(), [&](OpOperand &use) {
+    Operation *user = use.getOwner();
     if (is(user))
       return true;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
     bool passes = isa<tensor::PadOp>(user) ||
-                  (isa<linalg::GenericOp>(user) &&
-                   linalg::isElementwise(cast<linalg::GenericOp>(user)));
+                  (generic && linalg::isElementwise(generic) &&
+                   generic.getMatchingIndexingMap(&use).isIdentity());
     return ops > 0 && passes && user->getNumResults() == 1 &&
            goesTo(user->getResult(0), ops - 1, is);
   });
@@ -304,10 +307,11 @@ static bool isTransposeBy(Operation *op, ArrayRef<int64_t> permutation) {
   return transpose && transpose.getPermutation() == permutation;
 }
 
-/// Whether `op` is a 2-D NCHW convolution of a 1x1 window and stride 1.
+/// Whether `op` is a 2-D NCHW convolution of a 1x1 window and stride 1 that
+/// patchesAsMatmuls takes (static, vectorized).
 static bool isPointwise(Operation *op) {
   auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
-  if (!conv)
+  if (!conv || !isStaticVectorConvolution(conv))
     return false;
   ArrayRef<int64_t> filter =
       cast<RankedTensorType>(conv.getDpsInputs()[1].getType()).getShape();
@@ -327,8 +331,7 @@ void depthwiseChannelsLast(ModuleOp module, const SelectionContext &context) {
                      [&](Value operand) {
                        auto type = cast<RankedTensorType>(operand.getType());
                        return type.getElementType() == element &&
-                              llvm::none_of(type.getShape().drop_front(),
-                                            ShapedType::isDynamic);
+                              type.hasStaticShape();
                      }) &&
         channelsLastTiles(output.getDimSize(3), output.getDimSize(1), element,
                           context.target) &&
@@ -339,22 +342,9 @@ void depthwiseChannelsLast(ModuleOp module, const SelectionContext &context) {
   for (linalg::DepthwiseConv2DNchwChwOp op : convolutions) {
     OpBuilder b(op);
     Location loc = op.getLoc();
-    Value init = op.getDpsInits()[0];
-    Value channelsLastInit;
-    // A fill (of zeros, no bias) is made again in the new layout.
-    if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-      auto type = cast<RankedTensorType>(init.getType());
-      Value empty =
-          tensor::EmptyOp::create(b, loc,
-                                  {type.getDimSize(0), type.getDimSize(2),
-                                   type.getDimSize(3), type.getDimSize(1)},
-                                  type.getElementType());
-      channelsLastInit =
-          linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
-              .getResult(0);
-    } else {
-      channelsLastInit = transposed(b, loc, init, {0, 2, 3, 1});
-    }
+    // A fill stays a fill (transposesToTheirInverses).
+    Value channelsLastInit =
+        transposed(b, loc, op.getDpsInits()[0], {0, 2, 3, 1});
     auto conv = linalg::DepthwiseConv2DNhwcHwcOp::create(
         b, loc, TypeRange{channelsLastInit.getType()},
         ValueRange{transposed(b, loc, op.getDpsInputs()[0], {0, 2, 3, 1}),

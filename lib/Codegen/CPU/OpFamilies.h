@@ -339,6 +339,11 @@ mlir::LogicalResult verifyReduction(mlir::Operation *op,
                                     const Strategy &strategy);
 void buildReduction(const BuildContext &context);
 
+/// `value` with its dimensions permuted (linalg.transpose: dimension i of
+/// the result is `permutation[i]` of `value`), static; a constant (a
+/// filter), reshaped or not, permuted now, once.
+mlir::Value transposed(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value value, llvm::ArrayRef<int64_t> permutation);
 /// Moves each transpose past the elementwise ops whose full operands are
 /// all transposes alike (the ops then compute in the layout before them)
 /// and above the constant pads of transposes, so that transposes meet their

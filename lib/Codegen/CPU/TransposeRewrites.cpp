@@ -24,23 +24,30 @@ namespace lighthouse::cpu {
 
 namespace {
 
-/// The transpose `value` comes from, if `map` reads it in the loops' order.
-static linalg::TransposeOp transposeRead(Value value, AffineMap map) {
-  auto transpose = value.getDefiningOp<linalg::TransposeOp>();
-  return transpose && map.isIdentity() ? transpose : linalg::TransposeOp();
+/// The permutations between NCHW and NHWC, the convolution forms' layouts.
+/// Transposes of others (attention's heads) stay where they are: their
+/// forms read them where they are.
+bool isLayoutChange(ArrayRef<int64_t> permutation) {
+  return permutation == ArrayRef<int64_t>{0, 2, 3, 1} ||
+         permutation == ArrayRef<int64_t>{0, 3, 1, 2};
 }
 
-/// `value` transposed by `permutation` into a new tensor.
-static Value transposed(PatternRewriter &rewriter, Location loc, Value value,
-                        ArrayRef<int64_t> permutation) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t dim : permutation)
-    shape.push_back(type.getDimSize(dim));
-  Value init =
-      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-  return linalg::TransposeOp::create(rewriter, loc, value, init, permutation)
-      .getResult()[0];
+/// The layout change `value` comes from, if `map` reads it in the loops'
+/// order and every user of the transpose moves it on: elementwise ops,
+/// which it moves past, and transposes, which it folds with. A transpose
+/// another op keeps would stay, and its copy after the elementwise op would
+/// be one transpose more.
+linalg::TransposeOp transposeRead(Value value, AffineMap map) {
+  auto transpose = value.getDefiningOp<linalg::TransposeOp>();
+  if (!transpose || !map.isIdentity() ||
+      !isLayoutChange(transpose.getPermutation()))
+    return linalg::TransposeOp();
+  bool movesOn = llvm::all_of(transpose->getUsers(), [](Operation *user) {
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    return isa<linalg::TransposeOp>(user) ||
+           (generic && generic.getNumLoops() == generic.getNumParallelLoops());
+  });
+  return movesOn ? transpose : linalg::TransposeOp();
 }
 
 /// An elementwise generic of static shape whose full operands are all
@@ -52,7 +59,9 @@ struct ElementwiseBeforeTranspose : OpRewritePattern<linalg::GenericOp> {
 
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
+    // linalg.index would name other loops after the rewrite.
     if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+        op.hasIndexSemantics() ||
         op.getNumLoops() != op.getNumParallelLoops() ||
         !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
         op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)) ||
@@ -122,7 +131,13 @@ struct TransposeBeforePad : OpRewritePattern<linalg::TransposeOp> {
   LogicalResult matchAndRewrite(linalg::TransposeOp op,
                                 PatternRewriter &rewriter) const override {
     auto pad = op.getInput().getDefiningOp<tensor::PadOp>();
-    if (!pad || !pad.getSource().getDefiningOp<linalg::TransposeOp>())
+    auto inner = pad ? pad.getSource().getDefiningOp<linalg::TransposeOp>()
+                     : linalg::TransposeOp();
+    // The pad padded once, for this transpose alone; static, as the
+    // transposes the convolution forms make.
+    if (!inner || !pad->hasOneUse() || !isLayoutChange(op.getPermutation()) ||
+        !isLayoutChange(inner.getPermutation()) ||
+        !pad.getSourceType().hasStaticShape())
       return failure();
     Value value = pad.getConstantPaddingValue();
     if (!value)
@@ -145,12 +160,8 @@ struct TransposeBeforePad : OpRewritePattern<linalg::TransposeOp> {
 } // namespace
 
 void transposesToTheirInverses(ModuleOp module) {
-  bool any = false;
-  module.walk([&](linalg::TransposeOp) {
-    any = true;
-    return WalkResult::interrupt();
-  });
-  if (!any)
+  if (!module.walk([](linalg::TransposeOp) { return WalkResult::interrupt(); })
+           .wasInterrupted())
     return;
   MLIRContext *context = module.getContext();
   RewritePatternSet patterns(context);
@@ -159,7 +170,11 @@ void transposesToTheirInverses(ModuleOp module) {
   // convolution's zeros moved into NHWC) is a fill.
   linalg::TransposeOp::getCanonicalizationPatterns(patterns, context);
   linalg::FillOp::getCanonicalizationPatterns(patterns, context);
-  (void)applyPatternsGreedily(module, std::move(patterns));
+  // Folds remove the transposes that meet (their permutations compose to
+  // none); merging the model's constants is left to the canonicalizations
+  // after the forms.
+  (void)applyPatternsGreedily(module, std::move(patterns),
+                              GreedyRewriteConfig().enableConstantCSE(false));
 }
 
 } // namespace lighthouse::cpu

@@ -80,16 +80,22 @@ def CPUPrepareForms : Pass<"lighthouse-cpu-prepare-forms",
       matmuls;
     - `convolutions-as-2d`: 1-D NCW convolutions as 2-D ones of height 1,
       3-D NCDHW and grouped NGCHW ones of static sizes as loops of 2-D ones;
+    - `depthwise-channels-last`: a depthwise convolution next to a
+      pointwise one as an NHWC one between transposes;
     - `patches-as-matmuls`: a convolution whose windows tile the image
       without overlap (stride = kernel, above 2), or with one window per
       image (a squeeze-and-excitation's), or whose output rows would leave
-      a quarter of a register's lanes idle (7 pixels of 16), as a matmul of
-      patches (gathered in NHWC for the last);
+      a quarter of a register's lanes idle (7 pixels of 16), or a pointwise
+      one next to a channels-last one, as a matmul of patches (gathered in
+      NHWC for the last two);
     - `strided-points-as-slices`: a convolution whose window is one pixel
       along a strided dimension as an unstrided one of every stride-th
       pixel;
     - `depthwise-as-channel-windows`: depthwise convolutions as generics in
       a pooling's loop order;
+    - `transposes-to-their-inverses`: transposes between NCHW and NHWC
+      moved past elementwise ops and above pads until they meet their
+      inverses and fold;
     - `split-window-remainders`: a convolution or pooling that neither
       strategy takes only for its rows' width split in two that each takes;
     - `collapse-reduced-loops`: innermost reduced loops read contiguously

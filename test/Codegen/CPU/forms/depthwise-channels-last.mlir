@@ -79,3 +79,58 @@ func.func @alone(%x: tensor<1x576x11x11xf32>, %w: tensor<576x5x5xf32>, %init: te
   %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x576x11x11xf32>, tensor<576x5x5xf32>) outs(%init : tensor<1x576x7x7xf32>) -> tensor<1x576x7x7xf32>
   return %r : tensor<1x576x7x7xf32>
 }
+
+// -----
+
+// A dynamic batch keeps the depthwise convolution in NCHW.
+// CHECK-LABEL: func.func @dynamic_batch
+// CHECK-NOT:     linalg.depthwise_conv_2d_nhwc_hwc
+func.func @dynamic_batch(%x: tensor<?x16x14x14xf32>, %init: tensor<?x96x14x14xf32>) -> tensor<?x96x14x14xf32> {
+  %expand = arith.constant dense<0.25> : tensor<96x16x1x1xf32>
+  %depthwise = arith.constant dense<0.5> : tensor<96x1x1xf32>
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %expand : tensor<?x16x14x14xf32>, tensor<96x16x1x1xf32>) outs(%init : tensor<?x96x14x14xf32>) -> tensor<?x96x14x14xf32>
+  %d = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%a, %depthwise : tensor<?x96x14x14xf32>, tensor<96x1x1xf32>) outs(%init : tensor<?x96x14x14xf32>) -> tensor<?x96x14x14xf32>
+  return %d : tensor<?x96x14x14xf32>
+}
+
+// -----
+
+// Transposes stay before an op that reads its loops' indices (they would
+// name other loops), and before an op whose transposed operand another op
+// keeps (moved, it would be one transpose more).
+// CHECK-LABEL: func.func @stays
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x7x7x16xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[T]] : tensor<1x16x7x7xf32>)
+// CHECK:         linalg.index 1
+// CHECK:         %[[U:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x7x7x16xf32>)
+// CHECK:         tensor.collapse_shape %[[U]]
+// CHECK:         linalg.generic {{.*}} ins(%[[U]] : tensor<1x16x7x7xf32>) outs(%{{.*}} : tensor<1x16x1x1xf32>)
+#map = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#pooled = affine_map<(n, c, h, w) -> (n, c, 0, 0)>
+func.func @stays(%x: tensor<1x7x7x16xf32>, %y: tensor<1x7x7x16xf32>) -> (tensor<1x16x7x7xf32>, tensor<1x16x7x7xf32>, tensor<1x16x1x1xf32>) {
+  %e = tensor.empty() : tensor<1x16x7x7xf32>
+  %t = linalg.transpose ins(%x : tensor<1x7x7x16xf32>) outs(%e : tensor<1x16x7x7xf32>) permutation = [0, 3, 1, 2]
+  %masked = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t : tensor<1x16x7x7xf32>) outs(%e : tensor<1x16x7x7xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = linalg.index 1 : index
+    %h = linalg.index 2 : index
+    %keep = arith.cmpi ult, %c, %h : index
+    %zero = arith.constant 0.0 : f32
+    %r = arith.select %keep, %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x16x7x7xf32>
+  %u = linalg.transpose ins(%y : tensor<1x7x7x16xf32>) outs(%e : tensor<1x16x7x7xf32>) permutation = [0, 3, 1, 2]
+  %relu = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%u : tensor<1x16x7x7xf32>) outs(%e : tensor<1x16x7x7xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x16x7x7xf32>
+  %p = tensor.empty() : tensor<1x16x1x1xf32>
+  %sum = linalg.generic {indexing_maps = [#map, #pooled], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%u : tensor<1x16x7x7xf32>) outs(%p : tensor<1x16x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x16x1x1xf32>
+  return %masked, %relu, %sum : tensor<1x16x7x7xf32>, tensor<1x16x7x7xf32>, tensor<1x16x1x1xf32>
+}
