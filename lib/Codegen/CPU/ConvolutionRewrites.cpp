@@ -344,16 +344,16 @@ void depthwiseChannelsLast(ModuleOp module, const SelectionContext &context) {
     Location loc = op.getLoc();
     // A fill stays a fill (transposesToTheirInverses).
     Value channelsLastInit =
-        transposed(b, loc, op.getDpsInits()[0], {0, 2, 3, 1});
+        transposed(b, loc, op.getDpsInits()[0], kToChannelsLast);
     auto conv = linalg::DepthwiseConv2DNhwcHwcOp::create(
         b, loc, TypeRange{channelsLastInit.getType()},
-        ValueRange{transposed(b, loc, op.getDpsInputs()[0], {0, 2, 3, 1}),
+        ValueRange{transposed(b, loc, op.getDpsInputs()[0], kToChannelsLast),
                    transposed(b, loc, op.getDpsInputs()[1], {1, 2, 0})},
         ValueRange{channelsLastInit},
         {b.getNamedAttr("strides", op.getStrides()),
          b.getNamedAttr("dilations", op.getDilations())});
     op->getResult(0).replaceAllUsesWith(
-        transposed(b, loc, conv.getResult(0), {0, 3, 1, 2}));
+        transposed(b, loc, conv.getResult(0), kFromChannelsLast));
     op->erase();
   }
 }
@@ -427,8 +427,12 @@ static bool rowsWasteLanes(linalg::Conv2DNchwFchwOp op,
 /// channels-last layout between them, and the transposes meet their
 /// inverses (transposesToTheirInverses).
 static bool pointwiseNextToChannelsLast(linalg::Conv2DNchwFchwOp op) {
-  auto fromNhwc = [](Operation *op) { return isTransposeBy(op, {0, 3, 1, 2}); };
-  auto toNhwc = [](Operation *op) { return isTransposeBy(op, {0, 2, 3, 1}); };
+  auto fromNhwc = [](Operation *op) {
+    return isTransposeBy(op, kFromChannelsLast);
+  };
+  auto toNhwc = [](Operation *op) {
+    return isTransposeBy(op, kToChannelsLast);
+  };
   return isPointwise(op) &&
          (comesFrom(op.getDpsInputs()[0], kMaxOpsBetweenLayouts, fromNhwc) ||
           goesTo(op.getResult(0), kMaxOpsBetweenLayouts, toNhwc));
@@ -475,7 +479,7 @@ static Value gatheredPatches(OpBuilder &b, Location loc, Value image,
   int64_t n = imageType.getDimSize(0), c = imageType.getDimSize(1),
           kh = filter[2], kw = filter[3], oh = outputShape[2],
           ow = outputShape[3];
-  Value pixels = transposed(b, loc, image, {0, 2, 3, 1});
+  Value pixels = transposed(b, loc, image, kToChannelsLast);
   // A pointwise window's patches are the pixels.
   if (kh == 1 && kw == 1 &&
       llvm::all_of(strides, [](int64_t stride) { return stride == 1; }))
@@ -535,7 +539,7 @@ void patchesAsMatmuls(ModuleOp module, const SelectionContext &context) {
                          {kh * kw * c, f}, {{0, 1, 2}, {3}});
     }
     // C as (n, oh, ow) x f.
-    Value rows = reshaped(b, loc, transposed(b, loc, init, {0, 2, 3, 1}),
+    Value rows = reshaped(b, loc, transposed(b, loc, init, kToChannelsLast),
                           {n * oh * ow, f}, {{0, 1, 2}, {3}});
     Value product =
         linalg::MatmulOp::create(b, loc, TypeRange{rows.getType()},
@@ -543,7 +547,7 @@ void patchesAsMatmuls(ModuleOp module, const SelectionContext &context) {
             .getResult(0);
     Value result = transposed(
         b, loc, reshaped(b, loc, product, {n, oh, ow, f}, {{0, 1, 2}, {3}}),
-        {0, 3, 1, 2});
+        kFromChannelsLast);
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
   }

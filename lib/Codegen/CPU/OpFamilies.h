@@ -339,6 +339,10 @@ mlir::LogicalResult verifyReduction(mlir::Operation *op,
                                     const Strategy &strategy);
 void buildReduction(const BuildContext &context);
 
+/// The permutations (linalg.transpose's) between the convolution forms'
+/// layouts: NCHW into NHWC, and back.
+constexpr int64_t kToChannelsLast[] = {0, 2, 3, 1};
+constexpr int64_t kFromChannelsLast[] = {0, 3, 1, 2};
 /// `value` with its dimensions permuted (linalg.transpose: dimension i of
 /// the result is `permutation[i]` of `value`), static; a constant (a
 /// filter), reshaped or not, permuted now, once.

@@ -28,8 +28,8 @@ namespace {
 /// Transposes of others (attention's heads) stay where they are: their
 /// forms read them where they are.
 bool isLayoutChange(ArrayRef<int64_t> permutation) {
-  return permutation == ArrayRef<int64_t>{0, 2, 3, 1} ||
-         permutation == ArrayRef<int64_t>{0, 3, 1, 2};
+  return permutation == ArrayRef(kToChannelsLast) ||
+         permutation == ArrayRef(kFromChannelsLast);
 }
 
 /// The layout change `value` comes from, if `map` reads it in the loops'
@@ -68,17 +68,20 @@ struct ElementwiseBeforeTranspose : OpRewritePattern<linalg::GenericOp> {
         !cast<RankedTensorType>(op.getResult(0).getType()).hasStaticShape())
       return failure();
     unsigned rank = op.getNumLoops();
-    linalg::TransposeOp first;
+    // Each input's layout change, if it reads one.
+    SmallVector<linalg::TransposeOp> reads;
     for (OpOperand *input : op.getDpsInputOperands())
-      if ((first =
-               transposeRead(input->get(), op.getMatchingIndexingMap(input))))
-        break;
-    if (!first)
+      reads.push_back(
+          transposeRead(input->get(), op.getMatchingIndexingMap(input)));
+    auto first = llvm::find_if(reads, [](linalg::TransposeOp read) {
+      return static_cast<bool>(read);
+    });
+    if (first == reads.end())
       return failure();
-    ArrayRef<int64_t> permutation = first.getPermutation();
-    for (OpOperand *input : op.getDpsInputOperands()) {
+    ArrayRef<int64_t> permutation = first->getPermutation();
+    for (auto [input, transpose] :
+         llvm::zip_equal(op.getDpsInputOperands(), reads)) {
       AffineMap map = op.getMatchingIndexingMap(input);
-      linalg::TransposeOp transpose = transposeRead(input->get(), map);
       bool alike = transpose && transpose.getPermutation() == permutation;
       // Others must broadcast (a norm's per-channel scale, a
       // squeeze-and-excitation's per-image one): a full operand not so
@@ -96,18 +99,18 @@ struct ElementwiseBeforeTranspose : OpRewritePattern<linalg::GenericOp> {
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     SmallVector<Value> inputs;
     SmallVector<AffineMap> maps;
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      AffineMap map = op.getMatchingIndexingMap(input);
-      if (linalg::TransposeOp transpose = transposeRead(input->get(), map)) {
+    for (auto [input, transpose] :
+         llvm::zip_equal(op.getDpsInputOperands(), reads)) {
+      if (transpose) {
         inputs.push_back(transpose.getInput());
         maps.push_back(identity);
       } else {
         inputs.push_back(input->get());
-        maps.push_back(map.compose(oldInNew));
+        maps.push_back(op.getMatchingIndexingMap(input).compose(oldInNew));
       }
     }
     maps.push_back(identity);
-    auto firstType = cast<RankedTensorType>(first.getInput().getType());
+    auto firstType = cast<RankedTensorType>(first->getInput().getType());
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
     Location loc = op.getLoc();
     Value init = tensor::EmptyOp::create(rewriter, loc, firstType.getShape(),
