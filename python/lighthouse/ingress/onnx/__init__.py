@@ -16,10 +16,10 @@ ONNX defines it by. Needs `lighthouse[onnx]`.
 
 The package: `prepare` (the passes, in order), `rules` (the rewrites of
 ONNX ops, a file per op family), `fold` (constants and ONNX's functions),
-`loops` (Scan and Loop), `bitcast`, `specialize` (inputs compiled for by
-value), `places` (where in the model an error is), `validate` (the checks
-of a model before anything else; `tensor_data`, `input_shapes`), `values`
-(graph helpers).
+`loops` (Scan and Loop), `sequences` (those of known elements), `bitcast`,
+`specialize` (inputs compiled for by value), `places` (where in the model
+an error is), `validate` (the checks of a model before anything else;
+`tensor_data`, `input_shapes`), `values` (graph helpers).
 """
 
 import os

@@ -23,6 +23,7 @@ from .values import (
     static_shape,
     types_of,
     used_names,
+    with_used_nodes,
 )
 from .functions import schema_function
 from .rules import Site
@@ -232,19 +233,8 @@ def _fold_once(proto: "onnx.ModelProto", max_elements: int) -> Tuple["onnx.Model
         return proto, 0
 
     # Nodes only the folded ones used go (their Constant inputs, Shape of a
-    # value whose Size folded), last first so chains go at once.
-    used = {value.name for value in graph.output}
-    kept = []
-    for node in reversed(nodes):
-        if any(name in used for name in node.output):
-            used |= used_names([node])
-            kept.append(node)
-    kept.reverse()
-    result = onnx.ModelProto()
-    result.CopyFrom(proto)
-    del result.graph.node[:]
-    result.graph.node.extend(kept)
-    return result, folded
+    # value whose Size folded).
+    return with_used_nodes(proto, nodes), folded
 
 
 def _defined_names(graph) -> Set[str]:

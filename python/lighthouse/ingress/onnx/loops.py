@@ -21,9 +21,10 @@ static. Anything else is left as it was, for torch-mlir to refuse.
 """
 
 import itertools
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Mapping, Optional, Set
 
 from .values import (
+    fresh_name,
     DEFAULT_DOMAINS,
     constant_node,
     constant_node_value,
@@ -41,7 +42,7 @@ np = require("numpy", "onnx")  # onnx's dependency
 helper = require("onnx.helper", "onnx")
 numpy_helper = require("onnx.numpy_helper", "onnx")
 
-__all__ = ["loops_of_carried_values"]
+__all__ = ["constant_trip_count", "loops_of_carried_values", "names_in"]
 
 
 #: torch-mlir converts Loop from its opset 13 on (and ScatterND, which
@@ -104,17 +105,13 @@ class _Rewriter:
         self.opsets = opsets
         self.types = types_of(graph)
         self.constants = constant_values(graph)
-        self.taken: Set[str] = _names(graph)
+        self.taken: Set[str] = names_in(graph)
         #: The types of the rewritten Loops' results, by name.
         self.declared: Dict[str, "onnx.ValueInfoProto"] = {}
         self.counter = itertools.count()
 
     def fresh(self, stem: str) -> str:
-        while True:
-            name = f"{stem}_{next(self.counter)}"
-            if name not in self.taken:
-                self.taken.add(name)
-                return name
+        return fresh_name(self.taken, self.counter, stem)
 
     def constant(self, stem: str, value: "np.ndarray", nodes: list) -> str:
         name = self.fresh(stem)
@@ -137,17 +134,10 @@ class _Rewriter:
         scanned = len(body.output) - 1 - carried
         if scanned <= 0 or carried < 0:
             return None
-        trip = self.constants.get(node.input[0]) if node.input and node.input[0] else None
-        if trip is None or trip.size != 1:
+        trip = constant_trip_count(node, body, self.constants)
+        if trip is None:
             return None
-        trip = int(trip.reshape(()))
         condition = node.input[1] if len(node.input) > 1 else ""
-        if condition:
-            value = self.constants.get(condition)
-            if value is None or value.size != 1 or not bool(value.reshape(())):
-                return None
-        if not _passes_condition_through(body):
-            return None
         outputs = list(node.output)
         scalar = onnx.TensorProto
         typed = self._typed_body(
@@ -412,16 +402,36 @@ def _attribute(node, name):
     return None
 
 
-def _passes_condition_through(body) -> bool:
+def constant_trip_count(node, body, constants: Mapping[str, "np.ndarray"]) -> Optional[int]:
+    """The iterations of Loop `node` (of `body`), when it runs a constant
+    trip count (`constants`: the graph's constant values): its condition
+    true on entry and passed through by the body; else None."""
+    trip = constants.get(node.input[0]) if node.input and node.input[0] else None
+    if trip is None or trip.size != 1:
+        return None
+    condition = node.input[1] if len(node.input) > 1 else ""
+    if condition:
+        value = constants.get(condition)
+        if value is None or value.size != 1 or not bool(value.reshape(())):
+            return None
+    if not _passes_condition_through(body, constants):
+        return None
+    return int(trip.reshape(()))
+
+
+def _passes_condition_through(body, outer_constants: Mapping[str, "np.ndarray"]) -> bool:
     """Whether the body yields the condition it is given (through Identity
-    nodes), or a constant true: the Loop then runs its trip count."""
+    nodes), or a constant true, its own or of the enclosing graph
+    (`outer_constants`, as TorchScript's exporter writes it): the Loop then
+    runs its trip count."""
     condition = body.input[1].name
     producers = {output: n for n in body.node for output in n.output}
     value = body.output[0].name
     while value != condition:
         producer = producers.get(value)
         if producer is None:
-            return False
+            constant = outer_constants.get(value)
+            return constant is not None and constant.size == 1 and bool(constant.reshape(()))
         if producer.op_type == "Identity":
             value = producer.input[0]
         elif producer.op_type == "Constant":
@@ -432,7 +442,7 @@ def _passes_condition_through(body) -> bool:
     return True
 
 
-def _names(graph) -> Set[str]:
+def names_in(graph) -> Set[str]:
     """Every value and node name of `graph` and its subgraphs."""
     names: Set[str] = set()
     pending = [graph]

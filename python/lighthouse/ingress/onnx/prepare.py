@@ -1,5 +1,6 @@
 """The graph passes a model goes through before torch-mlir imports it, in
-order (`PASSES`): values computed from constants folded; the sizes a
+order (`PASSES`): values computed from constants folded; the sequences
+whose elements are known read as those elements (`sequences`); the sizes a
 Slice does not slice given to its output (`shapes`); the rules that
 apply always (`rules`: ops torch-mlir converts wrong or not at all), the
 expansions into functions first, then the nodes rewritten in place; Scans and Loops with
@@ -14,6 +15,7 @@ from .fold import expand_functions, fold_constants
 from .loops import loops_of_carried_values
 from .rules import ALWAYS, Site, rules_for
 from .rules.rule import Rewritten
+from .sequences import sequences_as_elements
 from .shapes import slices_keep_their_other_dims
 from .values import (
     constant_values,
@@ -150,6 +152,7 @@ def outputs_as_inferred(proto: "onnx.ModelProto") -> "onnx.ModelProto":
 #: constants folded before it.
 PASSES: List[Pass] = [
     fold_constants,
+    sequences_as_elements,
     slices_keep_their_other_dims,
     rewritten_always,
     loops_of_carried_values,

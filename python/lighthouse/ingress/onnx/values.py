@@ -18,6 +18,7 @@ __all__ = [
     "constant_node_value",
     "constant_values",
     "default_opset",
+    "fresh_name",
     "known_dims",
     "lighthouse_function",
     "replace_nodes",
@@ -27,6 +28,7 @@ __all__ = [
     "text_of",
     "types_of",
     "used_names",
+    "with_used_nodes",
     "without_initializers",
 ]
 
@@ -153,6 +155,34 @@ def replace_nodes(graph, replacement: Callable[..., Optional[List["onnx.NodeProt
         del graph.node[:]
         graph.node.extend(nodes)
     return count
+
+
+def fresh_name(taken: Set[str], counter: Iterator[int], stem: str) -> str:
+    """`stem` with the next number of `counter` that makes a name not in
+    `taken`, which it joins."""
+    while True:
+        name = f"{stem}_{next(counter)}"
+        if name not in taken:
+            taken.add(name)
+            return name
+
+
+def with_used_nodes(proto: "onnx.ModelProto", nodes) -> "onnx.ModelProto":
+    """A copy of `proto` whose main graph holds those of `nodes` that its
+    outputs use, directly or through others (last first, so that chains go
+    at once)."""
+    used = {value.name for value in proto.graph.output}
+    kept = []
+    for node in reversed(nodes):
+        if any(name in used for name in node.output):
+            used |= used_names([node])
+            kept.append(node)
+    kept.reverse()
+    result = onnx.ModelProto()
+    result.CopyFrom(proto)
+    del result.graph.node[:]
+    result.graph.node.extend(kept)
+    return result
 
 
 def constant_node(name: str, value: "np.ndarray") -> "onnx.NodeProto":
