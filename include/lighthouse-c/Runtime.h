@@ -55,7 +55,7 @@ lighthouseRuntimeCheckFailed(const char *message);
 LIGHTHOUSE_RUNTIME_EXPORTED void *lighthouseRuntimeAlloc(size_t size);
 
 /// Frees a buffer of lighthouseRuntimeAlloc or malloc (NULL is ignored).
-/// Large ones are kept for reuse, up to 256 MiB in 64 buffers.
+/// Large ones are kept for reuse, up to 256 MiB in 256 buffers.
 LIGHTHOUSE_RUNTIME_EXPORTED void lighthouseRuntimeFree(void *buffer);
 
 /// Gives the buffers kept for reuse back to the system.

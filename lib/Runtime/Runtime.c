@@ -91,7 +91,7 @@ void lighthouseRuntimeCheckFailed(const char *message) {
 // hold without wasting more than a quarter. They are plain malloc blocks
 // whose capacity malloc_usable_size tells: code compiled to call malloc and
 // free directly (another pipeline, an older saved module) mixes with this.
-enum { kSlots = 64 };
+enum { kSlots = 256 };
 static const size_t kMinKeptSize = 64 * 1024;
 static const size_t kMaxKeptBytes = 256u << 20;
 
@@ -103,16 +103,21 @@ static size_t keptBytes;
 static pthread_mutex_t keptLock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *takeKept(size_t size) {
-  void *found = NULL;
+  // The smallest that holds it: the first that did left the next, larger
+  // request none, which then mapped and faulted in new pages.
+  int best = -1;
   pthread_mutex_lock(&keptLock);
   for (int i = 0; i < kSlots; ++i) {
     if (kept[i].buffer && kept[i].capacity >= size &&
-        kept[i].capacity - size <= size / 4) {
-      found = kept[i].buffer;
-      kept[i].buffer = NULL;
-      keptBytes -= kept[i].capacity;
-      break;
-    }
+        kept[i].capacity - size <= size / 4 &&
+        (best < 0 || kept[i].capacity < kept[best].capacity))
+      best = i;
+  }
+  void *found = NULL;
+  if (best >= 0) {
+    found = kept[best].buffer;
+    kept[best].buffer = NULL;
+    keptBytes -= kept[best].capacity;
   }
   pthread_mutex_unlock(&keptLock);
   return found;
