@@ -19,6 +19,7 @@ from typing import Optional
 from ... import ir
 from ...errors import ImporterError
 from ..torch_mlir import importer_failure, require
+from .folding import fold_constants, fold_into_convolutions
 from .indexing import multi_indices_as_one
 from .views import views_as_flattens
 
@@ -84,6 +85,8 @@ def frozen(program) -> torch.fx.GraphModule:
             copies[node] = values[node.name]
         else:
             copies[node] = graph.node_copy(node, lambda n: copies[n])
+    fold_constants(graph)
+    fold_into_convolutions(graph)
     # Submodules the graph reads (the branches of higher-order ops) come along.
     module = torch.fx.GraphModule(program.graph_module, graph)
     for node in list(graph.nodes):

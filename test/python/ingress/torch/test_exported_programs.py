@@ -109,13 +109,16 @@ class StateOfEveryDtype(torch.nn.Module):
         self.register_buffer("one", torch.tensor([2.5]))
 
     def forward(self, x):
+        # Each buffer meets the input: what is computed from buffers alone
+        # is folded at import (folding.py), and would import its result.
+        n = (x.abs() * 4).floor()
         return (
-            x + self.f64.float() + self.transposed * self.transposed,
-            self.f16 * 2,
-            self.bf16 + 1,
-            self.i64 + 1,
-            self.i8 * self.i8,
-            self.u8 + 11,
+            x + (self.f64 * x.double()).float() + self.transposed * x,
+            self.f16 * x.half(),
+            self.bf16 + x.bfloat16(),
+            self.i64 + n.long(),
+            self.i8 * n.to(torch.int8),
+            self.u8 + n.to(torch.uint8),
             x * self.mask + self.one,
         )
 
