@@ -13,6 +13,7 @@
 #include "lighthouse/Transforms/Utils/Vectorizable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
@@ -46,6 +47,26 @@ paddedSizes(ArrayRef<int64_t> sizes, const SelectionContext &context) {
   if (paddedWork > kMaxPaddedWork * work)
     return std::nullopt;
   return padded;
+}
+
+/// Pads the rows of `padded`, `sizes` padded to register tiles, to whole
+/// register tiles per thread where the matmul holds work for the threads
+/// but neither M nor N splits into whole tiles between them: the blocked
+/// strategy splits only those, and ran MobileNet-V2's 196x576x96 (200 rows
+/// padded, 25 tiles) on one thread; 208 rows split in two.
+static void rowsForThreads(ArrayRef<int64_t> sizes,
+                           SmallVectorImpl<int64_t> &padded,
+                           const SelectionContext &context) {
+  int64_t threads = context.target.threads;
+  SmallVector<int64_t> tiles = registerTilesOf(padded, context);
+  if (threads < 2 || llvm::product_of(sizes) < kMinThreadedWork ||
+      padded[kM] % (threads * tiles[kM]) == 0 ||
+      padded[kN] % (threads * tiles[kN]) == 0)
+    return;
+  int64_t rows = llvm::alignTo(sizes[kM], threads * tiles[kM]);
+  if (rows * padded[kN] * padded[kK] <=
+      kMaxPaddedWork * llvm::product_of(sizes))
+    padded[kM] = rows;
 }
 
 /// `value` padded with zeros to `shape`: a constant padded now, once (a
@@ -88,7 +109,11 @@ void padToRegisterTiles(ModuleOp module, const SelectionContext &context) {
     SmallVector<int64_t> sizes = op.getStaticLoopRanges();
     std::optional<SmallVector<int64_t>> paddedOrNone =
         paddedSizes(sizes, context);
-    if (!paddedOrNone || *paddedOrNone == sizes)
+    if (!paddedOrNone)
+      continue;
+    if (!op->getParentOfType<scf::ForallOp>())
+      rowsForThreads(sizes, *paddedOrNone, context);
+    if (*paddedOrNone == sizes)
       continue;
     ArrayRef<int64_t> padded = *paddedOrNone;
     // A copy of B, padded on every call, is as much work as a matmul of a
@@ -131,6 +156,173 @@ void padToRegisterTiles(ModuleOp module, const SelectionContext &context) {
     op->erase();
     if (fill && fill->use_empty())
       fill->erase();
+  }
+}
+
+/// Whether `generic` is an elementwise generic on tensors of one result,
+/// reading each operand through a projected permutation and not its init.
+static bool isElementwiseConsumer(linalg::GenericOp generic) {
+  auto linalgOp = cast<linalg::LinalgOp>(generic.getOperation());
+  return generic.hasPureTensorSemantics() && generic.getNumResults() == 1 &&
+         linalg::isElementwise(linalgOp) &&
+         linalgOp.hasOnlyProjectedPermutations() &&
+         !generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0));
+}
+
+/// The only user of `value`, if it has one and it is an `OpTy`.
+template <typename OpTy> static OpTy onlyUser(Value value) {
+  return value.hasOneUse() ? dyn_cast<OpTy>(*value.user_begin()) : OpTy();
+}
+
+/// `generic`, which reads `matrix` through `expand` (its rows split into
+/// images' pixels) with the identity map, computed on 2-D operands instead:
+/// the loops `expand` splits one again. Its result is expanded back.
+static FailureOr<linalg::GenericOp>
+collapsedConsumer(RewriterBase &rewriter, linalg::GenericOp generic,
+                  tensor::ExpandShapeOp expand) {
+  OpOperand &use = *expand.getResult().use_begin();
+  if (!generic.isDpsInput(&use) ||
+      !generic.getMatchingIndexingMap(&use).isIdentity())
+    return failure();
+  SmallVector<ReassociationIndices> folded;
+  for (const ReassociationIndices &group : expand.getReassociationIndices())
+    if (group.size() > 1)
+      folded.push_back(group);
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(generic, folded, rewriter);
+  if (failed(collapsed))
+    return failure();
+  rewriter.replaceOp(generic, collapsed->results);
+  auto result = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+  // Its operand is the collapse of the expansion: the matrix itself. Both
+  // go, or their uses would keep the matrix's slice.
+  for (OpOperand &operand : result->getOpOperands()) {
+    auto collapse = operand.get().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse || collapse.getSrc() != expand.getResult() ||
+        collapse.getType() != expand.getSrcType())
+      continue;
+    rewriter.modifyOpInPlace(result, [&] { operand.set(expand.getSrc()); });
+    if (collapse->use_empty())
+      rewriter.eraseOp(collapse);
+  }
+  if (expand->use_empty())
+    rewriter.eraseOp(expand);
+  return result;
+}
+
+/// The value of `value` if it is a constant or a reshape of one (a
+/// per-channel bias, collapsed from its `Cx1x1` form).
+static std::optional<ElementsAttr> reshapedConstant(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
+  ElementsAttr constant;
+  if (!matchPattern(value, m_Constant(&constant)))
+    return std::nullopt;
+  return reshapeConstant(constant, type.getShape());
+}
+
+/// `generic`, which reads `slice` (of a padded matmul's result, from its
+/// origin) with the identity map, computed on the whole padded matrix
+/// instead, and sliced after; its operands along the padded loops are
+/// constants, padded with zeros now. None if another operand would need a
+/// copy (a residual of the unpadded size).
+static FailureOr<linalg::GenericOp>
+paddedConsumer(RewriterBase &rewriter, linalg::GenericOp generic,
+               tensor::ExtractSliceOp slice) {
+  OpOperand &use = *slice.getResult().use_begin();
+  auto padded = cast<RankedTensorType>(slice.getSourceType());
+  if (!generic.isDpsInput(&use) ||
+      !generic.getMatchingIndexingMap(&use).isIdentity() ||
+      !slice.hasZeroOffset() || !slice.hasUnitStride() ||
+      generic.getNumLoops() != padded.getRank())
+    return failure();
+  OpBuilder b(generic);
+  Location loc = generic.getLoc();
+  SmallVector<Value> inputs;
+  for (OpOperand *operand : generic.getDpsInputOperands()) {
+    if (operand == &use) {
+      inputs.push_back(slice.getSource());
+      continue;
+    }
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    AffineMap map = generic.getMatchingIndexingMap(operand);
+    SmallVector<int64_t> shape;
+    for (AffineExpr expr : map.getResults())
+      shape.push_back(
+          padded.getDimSize(cast<AffineDimExpr>(expr).getPosition()));
+    if (type.getShape() == ArrayRef<int64_t>(shape)) {
+      inputs.push_back(operand->get());
+      continue;
+    }
+    std::optional<ElementsAttr> constant = reshapedConstant(operand->get());
+    if (!constant)
+      return failure();
+    Value value =
+        arith::ConstantOp::create(b, loc, type, cast<TypedAttr>(*constant));
+    inputs.push_back(padWithZeros(b, loc, value, shape));
+  }
+  Type element = getElementTypeOrSelf(generic.getResult(0).getType());
+  Value init = tensor::EmptyOp::create(b, loc, padded.getShape(), element);
+  auto result = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
+      generic.getIndexingMapsArray(), generic.getIteratorTypesArray());
+  rewriter.cloneRegionBefore(generic.getRegion(), result.getRegion(),
+                             result.getRegion().begin());
+  Value sliced = tensor::ExtractSliceOp::create(
+      b, loc, cast<RankedTensorType>(generic.getResult(0).getType()),
+      result.getResult(0), slice.getMixedOffsets(), slice.getMixedSizes(),
+      slice.getMixedStrides());
+  rewriter.replaceOp(generic, sliced);
+  if (slice->use_empty())
+    rewriter.eraseOp(slice);
+  return result;
+}
+
+void consumersOnMatrices(ModuleOp module, const SelectionContext &) {
+  SmallVector<linalg::LinalgOp> matmuls;
+  module.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() && isCanonicalMatmul(op) &&
+        op->getParentOfType<scf::ForallOp>() == nullptr)
+      matmuls.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp matmul : matmuls) {
+    // The chain of consumers, each computed on the matrix of the one before.
+    Value matrix = matmul->getResult(0);
+    while (true) {
+      auto slice = onlyUser<tensor::ExtractSliceOp>(matrix);
+      Value rows = slice ? slice.getResult() : matrix;
+      auto expand = onlyUser<tensor::ExpandShapeOp>(rows);
+      auto generic =
+          onlyUser<linalg::GenericOp>(expand ? expand.getResult() : rows);
+      // A consumer whose result is padded (a depthwise convolution's image)
+      // writes into the padded tensor where it is; computed on the matrix,
+      // its result would be copied there instead.
+      if (!generic || !isElementwiseConsumer(generic) ||
+          onlyUser<tensor::PadOp>(generic.getResult(0)) ||
+          onlyUser<tensor::InsertSliceOp>(generic.getResult(0)))
+        break;
+      if (expand) {
+        FailureOr<linalg::GenericOp> collapsed =
+            collapsedConsumer(rewriter, generic, expand);
+        if (failed(collapsed))
+          break;
+        generic = *collapsed;
+      }
+      if (slice) {
+        FailureOr<linalg::GenericOp> whole =
+            paddedConsumer(rewriter, generic, slice);
+        if (failed(whole))
+          break;
+        generic = *whole;
+      }
+      if (!expand && !slice)
+        break;
+      matrix = generic.getResult(0);
+    }
   }
 }
 

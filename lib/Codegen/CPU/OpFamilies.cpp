@@ -72,6 +72,7 @@ const StrategyKind kTransposeKinds[] = {StrategyKind::TransposeTiles};
 const Form kContractionForms[] = {
     {"split-batch-matmuls", FormStage::Ops, splitBatchMatmuls},
     {"pad-to-register-tiles", FormStage::Sizes, padToRegisterTiles},
+    {"consumers-on-matrices", FormStage::Sizes, consumersOnMatrices},
     {"constant-b-in-column-blocks", FormStage::Sizes, constantBInColumnBlocks},
 };
 const Form kConvolutionForms[] = {

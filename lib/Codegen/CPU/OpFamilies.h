@@ -178,6 +178,14 @@ paddedSizes(llvm::ArrayRef<int64_t> sizes, const SelectionContext &context);
 /// work by at most half, and computes it on the padded operands (the
 /// result is a slice of the padded one): the blocked strategy then takes it.
 void padToRegisterTiles(mlir::ModuleOp module, const SelectionContext &context);
+/// Computes the elementwise consumers of each matmul's result (a bias and
+/// an activation) on its matrix where they read it through a reshape into
+/// more dimensions (a pointwise convolution's pixels as NHWC images) or a
+/// slice of its result padded to register tiles (then on the padded
+/// matrix, their constant operands padded now), so that the contraction
+/// strategy computes them per block of C while it is in cache.
+void consumersOnMatrices(mlir::ModuleOp module,
+                         const SelectionContext &context);
 /// Splits each batch of matmuls of static sizes into a loop over the batch
 /// of 2-D matmuls (generics of the matmul's form, which the blocked
 /// strategy takes, padded or not), the loop an scf.forall across the

@@ -93,14 +93,14 @@ func.func @narrow_rows_strided_dilated(%x: tensor<1x16x19x22xf32>, %w: tensor<32
 // -----
 
 // Fewer output channels than a register's lanes would leave the matmul's
-// lanes idle instead, and 16 of them twice as many as its register tile of
-// 32 columns computes: the register kernel keeps them.
+// lanes idle instead: the register kernel keeps them. 16 of them, a
+// register's lanes, the matmul computes in tiles of one register's columns.
 // CHECK-LABEL: func.func @narrow_rows_few_channels
 // CHECK-NOT:   linalg.matmul
 // CHECK:       linalg.conv_2d_nchw_fchw
 // CHECK-LABEL: func.func @narrow_rows_sixteen_channels
-// CHECK-NOT:   linalg.matmul
-// CHECK:       linalg.conv_2d_nchw_fchw
+// CHECK-NOT:   linalg.conv_2d_nchw_fchw
+// CHECK:       linalg.matmul {{.*}} -> tensor<64x16xf32>
 func.func @narrow_rows_few_channels(%x: tensor<1x8x9x9xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32> {
   %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
       ins(%x, %w : tensor<1x8x9x9xf32>, tensor<8x8x3x3xf32>) outs(%b : tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>

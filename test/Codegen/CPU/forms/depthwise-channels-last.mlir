@@ -17,7 +17,7 @@
 // CHECK:         tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
 // CHECK:         linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16x16x96xf32>, tensor<3x3x96xf32>)
 // CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x14x14x96xf32>, tensor<96xf32>)
-// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<196x96xf32>, tensor<96x16xf32>)
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<208x96xf32>, tensor<96x16xf32>)
 // CHECK:         linalg.transpose ins(%{{.*}} : tensor<1x14x14x16xf32>) {{.*}} permutation = [0, 3, 1, 2]
 // CHECK-NOT:     linalg.transpose
 // CHECK:         return
