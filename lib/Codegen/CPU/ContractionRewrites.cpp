@@ -25,13 +25,6 @@ using namespace mlir;
 
 namespace lighthouse::cpu {
 
-/// The most a matmul's work may grow when padded to whole register tiles.
-/// On irregular sizes the blocked code ran 8-10x faster than the loops
-/// (1000^3: 0.08x -> 0.88x eager's speed, for 2.4% more multiply-adds), so
-/// half as much work again still pays; a matrix-vector product (M = 1: 8x
-/// the work) is left to the loops LLVM vectorizes.
-constexpr double kMaxPaddedWork = 1.5;
-
 std::optional<SmallVector<int64_t>>
 paddedSizes(ArrayRef<int64_t> sizes, const SelectionContext &context) {
   if (llvm::is_contained(sizes, 0))
@@ -49,17 +42,24 @@ paddedSizes(ArrayRef<int64_t> sizes, const SelectionContext &context) {
   return padded;
 }
 
+/// Whether `op`, of `sizes`, is split across threads where it is.
+static bool splitsAcrossThreads(linalg::LinalgOp op, ArrayRef<int64_t> sizes,
+                                const SelectionContext &context) {
+  return context.target.threads > 1 && !op->getParentOfType<scf::ForallOp>() &&
+         llvm::product_of(sizes) >= kMinThreadedWork;
+}
+
 /// Pads the rows of `padded`, `sizes` padded to register tiles, to whole
 /// register tiles per thread where the matmul holds work for the threads
 /// but neither M nor N splits into whole tiles between them: the blocked
 /// strategy splits only those, and ran MobileNet-V2's 196x576x96 (200 rows
 /// padded, 25 tiles) on one thread; 208 rows split in two.
-static void rowsForThreads(ArrayRef<int64_t> sizes,
+static void rowsForThreads(linalg::LinalgOp op, ArrayRef<int64_t> sizes,
                            SmallVectorImpl<int64_t> &padded,
                            const SelectionContext &context) {
   int64_t threads = context.target.threads;
   SmallVector<int64_t> tiles = registerTilesOf(padded, context);
-  if (threads < 2 || llvm::product_of(sizes) < kMinThreadedWork ||
+  if (!splitsAcrossThreads(op, sizes, context) ||
       padded[kM] % (threads * tiles[kM]) == 0 ||
       padded[kN] % (threads * tiles[kN]) == 0)
     return;
@@ -111,8 +111,7 @@ void padToRegisterTiles(ModuleOp module, const SelectionContext &context) {
         paddedSizes(sizes, context);
     if (!paddedOrNone)
       continue;
-    if (!op->getParentOfType<scf::ForallOp>())
-      rowsForThreads(sizes, *paddedOrNone, context);
+    rowsForThreads(op, sizes, *paddedOrNone, context);
     if (*paddedOrNone == sizes)
       continue;
     ArrayRef<int64_t> padded = *paddedOrNone;
@@ -159,14 +158,19 @@ void padToRegisterTiles(ModuleOp module, const SelectionContext &context) {
   }
 }
 
-/// Whether `generic` is an elementwise generic on tensors of one result,
-/// reading each operand through a projected permutation and not its init.
-static bool isElementwiseConsumer(linalg::GenericOp generic) {
+/// Whether `generic` is an elementwise generic on tensors of one result of
+/// `element`s, the matmul's (the strategy fuses no conversion), reading each
+/// operand through a projected permutation, its init as it is and not in
+/// its payload.
+static bool isElementwiseConsumer(linalg::GenericOp generic, Type element) {
   auto linalgOp = cast<linalg::LinalgOp>(generic.getOperation());
+  OpOperand *init = generic.getDpsInitOperand(0);
   return generic.hasPureTensorSemantics() && generic.getNumResults() == 1 &&
          linalg::isElementwise(linalgOp) &&
          linalgOp.hasOnlyProjectedPermutations() &&
-         !generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0));
+         generic.getMatchingIndexingMap(init).isIdentity() &&
+         getElementTypeOrSelf(generic.getResult(0).getType()) == element &&
+         !generic.payloadUsesValueFromOperand(init);
 }
 
 /// The only user of `value`, if it has one and it is an `OpTy`.
@@ -188,6 +192,10 @@ collapsedConsumer(RewriterBase &rewriter, linalg::GenericOp generic,
   for (const ReassociationIndices &group : expand.getReassociationIndices())
     if (group.size() > 1)
       folded.push_back(group);
+  // Each operand must read the split loops together (a per-image operand,
+  // read through (d0, d3), would not).
+  if (!linalg::areDimSequencesPreserved(generic.getIndexingMapsArray(), folded))
+    return failure();
   rewriter.setInsertionPoint(generic);
   FailureOr<linalg::CollapseResult> collapsed =
       linalg::collapseOpIterationDims(generic, folded, rewriter);
@@ -234,10 +242,15 @@ paddedConsumer(RewriterBase &rewriter, linalg::GenericOp generic,
                tensor::ExtractSliceOp slice) {
   OpOperand &use = *slice.getResult().use_begin();
   auto padded = cast<RankedTensorType>(slice.getSourceType());
+  // Only a slice that leaves out padding (pad-to-register-tiles' bound on
+  // it): not a user's slice of a few columns of many.
+  auto sliceType = cast<RankedTensorType>(slice.getType());
   if (!generic.isDpsInput(&use) ||
       !generic.getMatchingIndexingMap(&use).isIdentity() ||
       !slice.hasZeroOffset() || !slice.hasUnitStride() ||
-      generic.getNumLoops() != padded.getRank())
+      !padded.hasStaticShape() || !sliceType.hasStaticShape() ||
+      generic.getNumLoops() != padded.getRank() ||
+      padded.getNumElements() > kMaxPaddedWork * sliceType.getNumElements())
     return failure();
   OpBuilder b(generic);
   Location loc = generic.getLoc();
@@ -281,7 +294,9 @@ paddedConsumer(RewriterBase &rewriter, linalg::GenericOp generic,
   return result;
 }
 
-void consumersOnMatrices(ModuleOp module, const SelectionContext &) {
+void consumersOnMatrices(ModuleOp module, const SelectionContext &context) {
+  if (!context.fuseConsumers)
+    return;
   SmallVector<linalg::LinalgOp> matmuls;
   module.walk([&](linalg::LinalgOp op) {
     if (op.hasPureTensorSemantics() && isCanonicalMatmul(op) &&
@@ -301,7 +316,9 @@ void consumersOnMatrices(ModuleOp module, const SelectionContext &) {
       // A consumer whose result is padded (a depthwise convolution's image)
       // writes into the padded tensor where it is; computed on the matrix,
       // its result would be copied there instead.
-      if (!generic || !isElementwiseConsumer(generic) ||
+      if (!generic ||
+          !isElementwiseConsumer(
+              generic, getElementTypeOrSelf(matmul->getResult(0).getType())) ||
           onlyUser<tensor::PadOp>(generic.getResult(0)) ||
           onlyUser<tensor::InsertSliceOp>(generic.getResult(0)))
         break;
@@ -337,13 +354,6 @@ static std::optional<ElementsAttr> columnBlocksOf(ElementsAttr b,
   if (!split)
     return std::nullopt;
   return transposeConstant(*split, {1, 0, 2});
-}
-
-/// Whether `op`, of `sizes`, is split across threads where it is.
-static bool splitsAcrossThreads(linalg::LinalgOp op, ArrayRef<int64_t> sizes,
-                                const SelectionContext &context) {
-  return context.target.threads > 1 && !op->getParentOfType<scf::ForallOp>() &&
-         llvm::product_of(sizes) >= kMinThreadedWork;
 }
 
 /// The columns of B's blocks for `op`, of `sizes`, or 0 to leave it: for

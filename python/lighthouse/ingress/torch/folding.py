@@ -33,13 +33,15 @@ _CHANNEL_AFFINE = {
 }
 
 
+@torch.no_grad()
 def fold_constants(graph: "torch.fx.Graph") -> None:
     """Replaces each ATen node of `graph` whose tensor operands are all
     constants (tensors in its arguments, not nodes) by its value, computed
     now. Nodes that draw random numbers or write their operands stay, and so
-    do those whose value has more elements than their largest operand (an
+    do those whose value has more bytes than their largest operand (an
     `expand` of a bias to a whole activation would only make the constants
-    larger)."""
+    larger), and those that fail on the values (left to fail, or not, as
+    compiled)."""
     for node in list(graph.nodes):
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
             continue
@@ -51,11 +53,17 @@ def fold_constants(graph: "torch.fx.Graph") -> None:
         tensors = [operand for operand in operands if isinstance(operand, torch.Tensor)]
         if not tensors:
             continue
-        with torch.no_grad():
+        try:
             value = node.target(*node.args, **node.kwargs)
-        if not isinstance(value, torch.Tensor) or value.numel() > max(t.numel() for t in tensors):
+        except Exception:  # noqa: BLE001 - left for the compiled code to compute, as before
+            continue
+        if not isinstance(value, torch.Tensor) or _bytes(value) > max(map(_bytes, tensors)):
             continue
         _replace_by_value(node, value.contiguous())
+
+
+def _bytes(tensor) -> int:
+    return tensor.numel() * tensor.element_size()
 
 
 def _replace_by_value(node: "torch.fx.Node", value) -> None:
@@ -69,6 +77,7 @@ def _replace_by_value(node: "torch.fx.Node", value) -> None:
     node.graph.erase_node(node)
 
 
+@torch.no_grad()
 def fold_into_convolutions(graph: "torch.fx.Graph") -> None:
     """Folds into each convolution of constant filters the multiplications,
     divisions, additions and subtractions by constants of one value per
@@ -97,7 +106,11 @@ def fold_into_convolutions(graph: "torch.fx.Graph") -> None:
         while len(node.users) == 1:
             user = next(iter(node.users))
             per_channel = _per_channel_operand(node, user, filters)
-            if per_channel is None:
+            # A scale of 0 or an infinite one is not the filters' to take:
+            # 0 * inf is NaN where the convolution's inf * 0 was not computed.
+            if per_channel is None or not torch.isfinite(per_channel).all():
+                break
+            if user.target in (aten.mul.Tensor, aten.div.Tensor) and not per_channel.all():
                 break
             if user.target is aten.mul.Tensor:
                 scale, shift = scale * per_channel, shift * per_channel

@@ -119,3 +119,32 @@ func.func @one_vector_of_columns(%a: tensor<12544x32xf32>, %b: tensor<32x16xf32>
   %r = linalg.matmul ins(%a, %b : tensor<12544x32xf32>, tensor<32x16xf32>) outs(%f : tensor<12544x16xf32>) -> tensor<12544x16xf32>
   return %r : tensor<12544x16xf32>
 }
+
+// -----
+
+#pixel = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#per_image = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+
+// An operand of one row per image (read through (d0, d3)) does not read the
+// pixels' loops together: the consumer stays on the images.
+// CHECK-LABEL: func.func @per_image_operand_stays
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x8x8x32xf32>, tensor<2x32xf32>)
+// FUSED-LABEL: func.func @per_image_operand_stays
+// FUSED-NOT:     consumers =
+// FUSED:         return
+func.func @per_image_operand_stays(%a: tensor<128x16xf32>, %embedding: tensor<2x32xf32>) -> tensor<2x8x8x32xf32> {
+  %w = arith.constant dense<0.5> : tensor<16x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x32xf32>) -> tensor<128x32xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<128x16xf32>, tensor<16x32xf32>) outs(%f : tensor<128x32xf32>) -> tensor<128x32xf32>
+  %images = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [2, 8, 8, 32] : tensor<128x32xf32> into tensor<2x8x8x32xf32>
+  %o = tensor.empty() : tensor<2x8x8x32xf32>
+  %r = linalg.generic {indexing_maps = [#pixel, #per_image, #pixel], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%images, %embedding : tensor<2x8x8x32xf32>, tensor<2x32xf32>) outs(%o : tensor<2x8x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x8x32xf32>
+  return %r : tensor<2x8x8x32xf32>
+}

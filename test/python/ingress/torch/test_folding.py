@@ -115,3 +115,28 @@ def test_constants_fold_where_they_do_not_grow_or_vary():
     ops = _ops(ConstantArithmetic().eval(), torch.randn(64, 16))
     assert "rsqrt.default" not in ops and "add.Tensor" in ops, ops
     assert ops["expand.default"] == 1 and ops["rand_like.default"] == 1, ops
+
+
+class DividedByZero(torch.nn.Module):
+    """A convolution divided by a per-channel scale with a 0 in it: its
+    channel is inf or NaN where the convolution is nonzero or 0, which the
+    scaled filters (inf and NaN in all of them) would not give."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(2, 2, 1, bias=False)
+        torch.nn.init.constant_(self.conv.weight, 1.0)
+        self.register_buffer("scale", torch.tensor([2.0, 0.0]).view(2, 1, 1))
+
+    def forward(self, x):
+        return self.conv(x) / self.scale
+
+
+def test_a_scale_of_zero_is_not_folded():
+    model = DividedByZero().eval()
+    x = torch.tensor([[[[1.0, 0.0]], [[-1.0, 0.0]]]])
+    assert _ops(model, x)["div.Tensor"] == 1
+    compiled = lighthouse.compile(model, (x,))
+    with torch.no_grad():
+        expected = model(x).numpy()
+    np.testing.assert_array_equal(np.asarray(compiled(x)), expected)
