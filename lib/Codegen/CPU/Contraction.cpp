@@ -72,22 +72,27 @@ bool isCanonicalMatmul(linalg::LinalgOp op, bool batched) {
          SmallVector<AffineMap>{map(kM, kK), map(kK, kN), map(kM, kN)};
 }
 
+bool isElementwiseConsumer(linalg::GenericOp generic, Type element) {
+  auto linalgOp = cast<linalg::LinalgOp>(generic.getOperation());
+  OpOperand *init = generic.getDpsInitOperand(0);
+  return generic.hasPureTensorSemantics() && generic.getNumResults() == 1 &&
+         linalg::isElementwise(linalgOp) &&
+         linalgOp.hasOnlyProjectedPermutations() &&
+         generic.getMatchingIndexingMap(init).isIdentity() &&
+         getElementTypeOrSelf(generic.getResult(0).getType()) == element &&
+         !generic.payloadUsesValueFromOperand(init);
+}
+
 /// Whether `generic`, reading `use` (a matmul's result, or the previous
 /// consumer's), can be computed tile by tile inside the matmul's loops: it
 /// is elementwise over the same 2-D iteration space and reads `use` element
 /// for element, and its result does not depend on its init.
 static bool isTileableConsumer(linalg::GenericOp generic, OpOperand &use) {
-  auto linalgOp = cast<linalg::LinalgOp>(generic.getOperation());
-  if (!generic.hasPureTensorSemantics() || generic.getNumResults() != 1 ||
-      generic.getNumLoops() != 2 || !linalg::isElementwise(linalgOp) ||
-      !linalgOp.hasOnlyProjectedPermutations() || !generic.isDpsInput(&use) ||
-      !generic.getMatchingIndexingMap(&use).isIdentity() ||
-      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
-           .isIdentity() ||
-      generic.getResult(0).getType() != use.get().getType() ||
-      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
-    return false;
-  return !staysScalar(generic);
+  return isElementwiseConsumer(generic, getElementTypeOrSelf(use.get())) &&
+         generic.getNumLoops() == 2 && generic.isDpsInput(&use) &&
+         generic.getMatchingIndexingMap(&use).isIdentity() &&
+         generic.getResult(0).getType() == use.get().getType() &&
+         !staysScalar(generic);
 }
 
 /// The elementwise generics that consume `matmul`'s result one after the

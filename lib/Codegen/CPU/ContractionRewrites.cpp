@@ -158,21 +158,6 @@ void padToRegisterTiles(ModuleOp module, const SelectionContext &context) {
   }
 }
 
-/// Whether `generic` is an elementwise generic on tensors of one result of
-/// `element`s, the matmul's (the strategy fuses no conversion), reading each
-/// operand through a projected permutation, its init as it is and not in
-/// its payload.
-static bool isElementwiseConsumer(linalg::GenericOp generic, Type element) {
-  auto linalgOp = cast<linalg::LinalgOp>(generic.getOperation());
-  OpOperand *init = generic.getDpsInitOperand(0);
-  return generic.hasPureTensorSemantics() && generic.getNumResults() == 1 &&
-         linalg::isElementwise(linalgOp) &&
-         linalgOp.hasOnlyProjectedPermutations() &&
-         generic.getMatchingIndexingMap(init).isIdentity() &&
-         getElementTypeOrSelf(generic.getResult(0).getType()) == element &&
-         !generic.payloadUsesValueFromOperand(init);
-}
-
 /// The only user of `value`, if it has one and it is an `OpTy`.
 template <typename OpTy> static OpTy onlyUser(Value value) {
   return value.hasOneUse() ? dyn_cast<OpTy>(*value.user_begin()) : OpTy();

@@ -160,6 +160,12 @@ void dropUnitLoops(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
 /// (k, n), (m, n); with `batched`, a batch loop first, which every operand
 /// reads first.
 bool isCanonicalMatmul(mlir::linalg::LinalgOp op, bool batched = false);
+/// Whether `generic` is an elementwise generic on tensors of one result of
+/// `element`s, a matmul's (the strategy fuses no conversion), reading each
+/// operand through a projected permutation, its init as it is and not in
+/// its payload: a consumer the contraction strategy can compute per block
+/// of C once it reads the matmul's matrix.
+bool isElementwiseConsumer(mlir::linalg::GenericOp generic, mlir::Type element);
 /// `fused` receives the consumers computed inside the contraction's loops,
 /// which get no strategy of their own.
 std::optional<Strategy>
