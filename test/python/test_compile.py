@@ -218,6 +218,53 @@ def test_convolutions_of_patches_match_eager(make, shape, pipeline):
         torch.testing.assert_close(compiled(x), model(x), **TOLERANCE)
 
 
+class _ResidualBlock(torch.nn.Module):
+    """ResNet's basic block: 3x3 convolutions, batch norms folded into them
+    at import, a ReLU between them and after the residual sum."""
+
+    def __init__(self, channels, stride):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(channels // stride, channels, 3, stride, 1, bias=False)
+        self.norm1 = torch.nn.BatchNorm2d(channels)
+        self.conv2 = torch.nn.Conv2d(channels, channels, 3, 1, 1, bias=False)
+        self.norm2 = torch.nn.BatchNorm2d(channels)
+        self.shortcut = (
+            torch.nn.Conv2d(channels // stride, channels, 1, stride, bias=False)
+            if stride > 1
+            else torch.nn.Identity()
+        )
+
+    def forward(self, x):
+        y = torch.relu(self.norm1(self.conv1(x)))
+        return torch.relu(self.norm2(self.conv2(y)) + self.shortcut(x))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "channels, stride, size",
+    [(64, 1, 16), (96, 2, 28), (48, 1, 12), (32, 1, 24)],
+    ids=["blocks-of-32", "strided-rows-of-7", "blocks-of-16", "one-block"],
+)
+def test_channels_last_convolutions_match_eager(channels, stride, size, threads):
+    # Dense convolutions of constant filters run in NHWC, in loops over
+    # blocks of output channels whose filters are packed at compile time
+    # (convolutions-channels-last): blocks of 32 channels (2 of 64, 3 of 96),
+    # of 16 where 32 do not divide them (48), or the whole filter (32); rows
+    # of 8, 7 (the strided block's 14 wide) or 6 pixels; on 2 threads, split by
+    # rows.
+    model = models.seeded(_ResidualBlock(channels, stride)).eval()
+    for module in model.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+    x = torch.randn(1, channels // stride, size, size, generator=torch.Generator().manual_seed(3))
+    compiled = lighthouse.compile(
+        model, (x,), pipeline=f"builtin.module(lighthouse-cpu{{threads={threads}}})"
+    )
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), **TOLERANCE)
+
+
 @pytest.mark.parametrize("pipeline", ["loops", "default"])
 @pytest.mark.parametrize("name", TRANSPOSED_CONVOLUTIONS)
 def test_transposed_convolutions_match_eager(name, pipeline):

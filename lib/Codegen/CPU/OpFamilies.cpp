@@ -80,6 +80,7 @@ const Form kConvolutionForms[] = {
     // Before the pointwise convolutions next to it become matmuls of NHWC
     // pixels.
     {"depthwise-channels-last", FormStage::Ops, depthwiseChannelsLast},
+    {"convolutions-channels-last", FormStage::Ops, convolutionsChannelsLast},
     {"patches-as-matmuls", FormStage::Ops, patchesAsMatmuls},
     {"strided-points-as-slices", FormStage::Ops,
      contextFree<stridedPointsAsSlices>},

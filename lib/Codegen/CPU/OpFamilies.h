@@ -253,6 +253,16 @@ void stridedPointsAsSlices(mlir::ModuleOp module);
 /// MobileNet's and EfficientNet's later stages.
 void depthwiseChannelsLast(mlir::ModuleOp module,
                            const SelectionContext &context);
+/// Rewrites dense 2-D NCHW convolutions of a constant filter that the
+/// channels-last strategy takes (channelsLastConvolutionTiles) and
+/// patchesAsMatmuls does not into NHWC ones between transposes of the image
+/// and of the output, the filter transposed at compile time, in a loop over
+/// blocks of output channels whose filters are packed contiguously at
+/// compile time: each step broadcasts an input element into FMAs on a
+/// block's channels, where the register kernel's vectors run along output
+/// rows, whose widths (56, 28, 14) leave lanes idle.
+void convolutionsChannelsLast(mlir::ModuleOp module,
+                              const SelectionContext &context);
 /// Rewrites 2-D NCHW depthwise convolutions into generics whose loops are in
 /// a pooling's order, (n, c, oh, ow, kh, kw), the order the strategies tile
 /// (linalg's named op has (n, oh, ow, c, kh, kw)).
@@ -290,6 +300,28 @@ constexpr int64_t kChannelsLastPixels = 8;
 std::optional<llvm::SmallVector<int64_t>>
 channelsLastTiles(int64_t width, int64_t channels, mlir::Type element,
                   const CPUTarget &target);
+/// Output channels of a block of the channels-last strategy of dense
+/// convolutions: two registers' lanes of `element` where they divide
+/// `channels`, else one; 0 when neither does.
+int64_t channelsLastFilterBlock(int64_t channels, mlir::Type element,
+                                const CPUTarget &target);
+/// The fewest pixels of a block of that strategy: fewer leave each weight
+/// vector read for too few multiply-adds (a row of 13 pixels, in blocks of
+/// one).
+constexpr int64_t kMinChannelsLastPixels = 4;
+/// Input channels that strategy unrolls at each window point: 8 and 16 ran
+/// alike (ResNet-18's 3x3 layers).
+constexpr int64_t kChannelsLastDepth = 8;
+/// The register tiles of the channels-last strategy of a dense NHWC
+/// convolution of output rows of `width` pixels, `outputChannels` and
+/// `inputChannels`: a block of up to kChannelsLastPixels pixels of one
+/// output row by channelsLastFilterBlock output channels, decomposed into
+/// 1-D windows and vectorized along the output channels, each input element
+/// broadcast; none when the block's channels or pixels do not divide.
+std::optional<llvm::SmallVector<int64_t>>
+channelsLastConvolutionTiles(int64_t width, int64_t outputChannels,
+                             int64_t inputChannels, mlir::Type element,
+                             const CPUTarget &target);
 /// The images from which a convolution or pooling is split across
 /// `threads` threads: enough work for each, and an image for each.
 int64_t minThreadedBatch(mlir::linalg::LinalgOp op, int64_t threads);
@@ -364,6 +396,11 @@ void buildReduction(const BuildContext &context);
 /// layouts: NCHW into NHWC, and back.
 constexpr int64_t kToChannelsLast[] = {0, 2, 3, 1};
 constexpr int64_t kFromChannelsLast[] = {0, 3, 1, 2};
+/// A dense filter's permutation from F x C x KH x KW to KH x KW x C x F, and
+/// the loop of a channels-last convolution's output channels (n, oh, ow, f,
+/// kh, kw, c).
+constexpr int64_t kFilterChannelsLast[] = {2, 3, 1, 0};
+constexpr unsigned kChannelsLastOutputChannels = 3;
 /// `value` with its dimensions permuted (linalg.transpose: dimension i of
 /// the result is `permutation[i]` of `value`), static; a constant (a
 /// filter), reshaped or not, permuted now, once.

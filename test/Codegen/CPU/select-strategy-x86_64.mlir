@@ -224,14 +224,42 @@ func.func @max_pool(%x: tensor<1x16x34x34xf32>, %init: tensor<1x16x16x16xf32>) -
 
 // -----
 
-// Other layouts have no strategy yet: loops.
+// NHWC (the channels-last form's): blocks of 8 pixels by a block of output
+// channels (one AVX-512 register, two AVX2 ones) over one window point and 8
+// input channels; 1 image of 590K multiply-adds stays on one thread.
 // AVX512-LABEL: func.func @conv_nhwc(
-// AVX512-NOT: lighthouse.strategy
+// AVX512: linalg.conv_2d_nhwc_hwcf {{.*}}lighthouse.strategy = {kind = "convolution.windows", registers = array<i64: 1, 1, 8, 16, 1, 1, 8>}
 // AVX2-LABEL: func.func @conv_nhwc(
-// AVX2-NOT: lighthouse.strategy
+// AVX2: linalg.conv_2d_nhwc_hwcf {{.*}}lighthouse.strategy = {kind = "convolution.windows", registers = array<i64: 1, 1, 8, 16, 1, 1, 8>}
 func.func @conv_nhwc(%x: tensor<1x18x18x8xf32>, %w: tensor<3x3x8x16xf32>, %init: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> {
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %w : tensor<1x18x18x8xf32>, tensor<3x3x8x16xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %r : tensor<1x16x16x16xf32>
+}
+
+// -----
+
+// Rows of 13 pixels would be blocks of one: no strategy, loops.
+// AVX512-LABEL: func.func @conv_nhwc_prime_rows(
+// AVX512-NOT: lighthouse.strategy
+// AVX2-LABEL: func.func @conv_nhwc_prime_rows(
+// AVX2-NOT: lighthouse.strategy
+func.func @conv_nhwc_prime_rows(%x: tensor<1x15x15x8xf32>, %w: tensor<3x3x8x16xf32>, %init: tensor<1x13x13x16xf32>) -> tensor<1x13x13x16xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x15x15x8xf32>, tensor<3x3x8x16xf32>) outs(%init : tensor<1x13x13x16xf32>) -> tensor<1x13x13x16xf32>
+  return %r : tensor<1x13x13x16xf32>
+}
+
+// -----
+
+// Other layouts have no strategy yet: loops.
+// AVX512-LABEL: func.func @conv_nhwc_fhwc(
+// AVX512-NOT: lighthouse.strategy
+// AVX2-LABEL: func.func @conv_nhwc_fhwc(
+// AVX2-NOT: lighthouse.strategy
+func.func @conv_nhwc_fhwc(%x: tensor<1x18x18x8xf32>, %w: tensor<16x3x3x8xf32>, %init: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> {
+  %r = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x18x18x8xf32>, tensor<16x3x3x8xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
   return %r : tensor<1x16x16x16xf32>
 }
 

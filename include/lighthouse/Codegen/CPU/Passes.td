@@ -82,6 +82,9 @@ def CPUPrepareForms : Pass<"lighthouse-cpu-prepare-forms",
       3-D NCDHW and grouped NGCHW ones of static sizes as loops of 2-D ones;
     - `depthwise-channels-last`: a depthwise convolution next to a
       pointwise one as an NHWC one between transposes;
+    - `convolutions-channels-last`: a dense convolution of a constant
+      filter as an NHWC one between transposes, in a loop over blocks of
+      output channels whose filters are packed at compile time;
     - `patches-as-matmuls`: a convolution whose windows tile the image
       without overlap (stride = kernel, above 2), or with one window per
       image (a squeeze-and-excitation's), or whose output rows would leave
