@@ -263,17 +263,7 @@ Value transposed(OpBuilder &b, Location loc, Value value,
       .getResult()[0];
 }
 
-/// The most ops between two convolutions that comesFrom and goesTo follow:
-/// a norm's four and an activation's one or two (MobileNet-V3: hardswish),
-/// a residual sum, a pad.
-constexpr int kMaxOpsBetweenLayouts = 8;
-
-/// Whether `value` is computed by an op that `is` through at most `ops`
-/// elementwise ops and pads (an elementwise op's operands read in its loops'
-/// order: the transposes move past those); goesTo, whether it reaches one
-/// through such ops.
-static bool comesFrom(Value value, int ops,
-                      llvm::function_ref<bool(Operation *)> is) {
+bool comesFrom(Value value, int ops, llvm::function_ref<bool(Operation *)> is) {
   Operation *op = value.getDefiningOp();
   if (!op)
     return false;
@@ -290,8 +280,8 @@ static bool comesFrom(Value value, int ops,
                   comesFrom(input->get(), ops - 1, is);
          });
 }
-static bool goesTo(Value value, int ops,
-                   llvm::function_ref<bool(Operation *)> is) {
+
+bool goesTo(Value value, int ops, llvm::function_ref<bool(Operation *)> is) {
   return llvm::any_of(value.getUses(), [&](OpOperand &use) {
     Operation *user = use.getOwner();
     if (is(user))
@@ -305,8 +295,7 @@ static bool goesTo(Value value, int ops,
   });
 }
 
-/// Whether `op` is a transpose by `permutation`.
-static bool isTransposeBy(Operation *op, ArrayRef<int64_t> permutation) {
+bool isTransposeBy(Operation *op, ArrayRef<int64_t> permutation) {
   auto transpose = dyn_cast<linalg::TransposeOp>(op);
   return transpose && transpose.getPermutation() == permutation;
 }

@@ -401,6 +401,20 @@ constexpr int64_t kFromChannelsLast[] = {0, 3, 1, 2};
 /// kh, kw, c).
 constexpr int64_t kFilterChannelsLast[] = {2, 3, 1, 0};
 constexpr unsigned kChannelsLastOutputChannels = 3;
+/// The most ops between two convolutions that comesFrom and goesTo follow:
+/// a norm's four and an activation's one or two (MobileNet-V3: hardswish),
+/// a residual sum, a pad.
+constexpr int kMaxOpsBetweenLayouts = 8;
+/// Whether `value` is computed by an op that `is` through at most `ops`
+/// elementwise ops and pads (an elementwise op's operands read in its loops'
+/// order: the transposes move past those); goesTo, whether it reaches one
+/// through such ops.
+bool comesFrom(mlir::Value value, int ops,
+               llvm::function_ref<bool(mlir::Operation *)> is);
+bool goesTo(mlir::Value value, int ops,
+            llvm::function_ref<bool(mlir::Operation *)> is);
+/// Whether `op` is a transpose by `permutation`.
+bool isTransposeBy(mlir::Operation *op, llvm::ArrayRef<int64_t> permutation);
 /// `value` with its dimensions permuted (linalg.transpose: dimension i of
 /// the result is `permutation[i]` of `value`), static; a constant (a
 /// filter), reshaped or not, permuted now, once.

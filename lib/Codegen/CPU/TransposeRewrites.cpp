@@ -6,7 +6,8 @@
 // shift, an activation, a residual sum, the next image's padding) ran in
 // NCHW, so each convolution paid two passes over its image and output to
 // change layouts: MobileNet-V3-small had 74 transposes. Carried past those
-// ops, each transpose meets its inverse and both go.
+// ops, each transpose meets its inverse and both go. A residual sum reads
+// its shortcut in NCHW; transposed into NHWC, the sum runs there too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,10 +51,30 @@ linalg::TransposeOp transposeRead(Value value, AffineMap map) {
   return movesOn ? transpose : linalg::TransposeOp();
 }
 
+/// Whether the full operand `value` of an elementwise op reading a
+/// transpose out of NHWC, whose result is `result`, is worth reading in
+/// NHWC (transposed into it) so that the op runs there: a residual sum's
+/// shortcut. Either that transpose meets one out of NHWC (the shortcut is
+/// the block before's output) or the op's result goes into NHWC anyway
+/// (the next block's convolution): one transpose for the two of the op's
+/// result out of NHWC and back.
+bool worthChannelsLast(Value value, Value result) {
+  return goesTo(result, kMaxOpsBetweenLayouts,
+                [](Operation *op) {
+                  return isTransposeBy(op, kToChannelsLast);
+                }) ||
+         comesFrom(value, kMaxOpsBetweenLayouts, [](Operation *op) {
+           return isTransposeBy(op, kFromChannelsLast);
+         });
+}
+
 /// An elementwise generic of static shape whose full operands are all
 /// transposes by one permutation P (the others broadcast along some loops)
 /// computes in the layout before P instead, and its result is transposed by
-/// P: the transpose moves past it, toward its inverse.
+/// P: the transpose moves past it, toward its inverse. When P is out of
+/// NHWC, one other full operand read in the loops' order may be transposed
+/// into NHWC for it (worthChannelsLast): ResNet's residual sums then run in
+/// NHWC, and the transposes around them meet.
 struct ElementwiseBeforeTranspose : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -79,16 +100,23 @@ struct ElementwiseBeforeTranspose : OpRewritePattern<linalg::GenericOp> {
     if (first == reads.end())
       return failure();
     ArrayRef<int64_t> permutation = first->getPermutation();
+    OpOperand *intoChannelsLast = nullptr;
     for (auto [input, transpose] :
          llvm::zip_equal(op.getDpsInputOperands(), reads)) {
       AffineMap map = op.getMatchingIndexingMap(input);
       bool alike = transpose && transpose.getPermutation() == permutation;
+      if (alike || (map.isProjectedPermutation(/*allowZeroInResults=*/true) &&
+                    !map.isPermutation()))
+        continue;
       // Others must broadcast (a norm's per-channel scale, a
       // squeeze-and-excitation's per-image one): a full operand not so
-      // transposed would be read across its layout.
-      if (!alike && (!map.isProjectedPermutation(/*allowZeroInResults=*/true) ||
-                     map.isPermutation()))
+      // transposed would be read across its layout; but for one, which
+      // is transposed into NHWC.
+      if (intoChannelsLast || transpose || !map.isIdentity() ||
+          permutation != ArrayRef(kFromChannelsLast) ||
+          !worthChannelsLast(input->get(), op.getResult(0)))
         return failure();
+      intoChannelsLast = input;
     }
     // Old loop i is loop permutation[i] of the layout before the transpose.
     SmallVector<AffineExpr> oldLoops;
@@ -103,6 +131,10 @@ struct ElementwiseBeforeTranspose : OpRewritePattern<linalg::GenericOp> {
          llvm::zip_equal(op.getDpsInputOperands(), reads)) {
       if (transpose) {
         inputs.push_back(transpose.getInput());
+        maps.push_back(identity);
+      } else if (input == intoChannelsLast) {
+        inputs.push_back(
+            transposed(rewriter, op.getLoc(), input->get(), kToChannelsLast));
         maps.push_back(identity);
       } else {
         inputs.push_back(input->get());

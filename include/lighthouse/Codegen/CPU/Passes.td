@@ -97,8 +97,9 @@ def CPUPrepareForms : Pass<"lighthouse-cpu-prepare-forms",
     - `depthwise-as-channel-windows`: depthwise convolutions as generics in
       a pooling's loop order;
     - `transposes-to-their-inverses`: transposes between NCHW and NHWC
-      moved past elementwise ops and above pads until they meet their
-      inverses and fold;
+      moved past elementwise ops (a residual sum's shortcut transposed into
+      NHWC where that pays) and above pads until they meet their inverses
+      and fold;
     - `split-window-remainders`: a convolution or pooling that neither
       strategy takes only for its rows' width split in two that each takes;
     - `collapse-reduced-loops`: innermost reduced loops read contiguously

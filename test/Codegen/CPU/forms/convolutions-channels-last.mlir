@@ -69,6 +69,86 @@ func.func @basic_block(%x: tensor<1x64x16x16xf32>) -> tensor<1x64x16x16xf32> {
 
 // -----
 
+// Two residual blocks: each residual sum runs in NHWC, its shortcut
+// transposed into NHWC where the sum's result goes into NHWC anyway (the
+// first block's, into the second's convolution) or where the shortcut comes
+// out of it (the second block's, the first block's output). Three
+// transposes are left: the image into NHWC, padded for the first
+// convolution and plain for the first shortcut, and the result out of it.
+// CHECK-LABEL: func.func @two_blocks
+// CHECK:         linalg.transpose ins(%{{.*}} : tensor<1x32x18x18xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK-NOT:     linalg.transpose
+// CHECK:         linalg.transpose ins(%arg0 : tensor<1x32x16x16xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16x16x32xf32>, tensor<1x16x16x32xf32>)
+// CHECK-NOT:     linalg.transpose
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16x16x32xf32>, tensor<1x16x16x32xf32>)
+// CHECK:         linalg.transpose ins(%{{.*}} : tensor<1x16x16x32xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-NOT:     linalg.transpose
+// CHECK:         return
+// SKIP-LABEL:  func.func @two_blocks
+// SKIP-NOT:      linalg.transpose
+// SKIP:          return
+#map = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @two_blocks(%x: tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32> {
+  %w = arith.constant dense<0.01> : tensor<32x32x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x32x16x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %p1a = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x16x16xf32> to tensor<1x32x18x18xf32>
+  %c1a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p1a, %w : tensor<1x32x18x18xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %r1a = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1a : tensor<1x32x16x16xf32>) outs(%empty : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x32x16x16xf32>
+  %p1b = tensor.pad %r1a low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x16x16xf32> to tensor<1x32x18x18xf32>
+  %c1b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p1b, %w : tensor<1x32x18x18xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %r1b = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1b, %x : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>) outs(%empty : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: f32, %res: f32, %out: f32):
+    %s = arith.addf %in, %res : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x32x16x16xf32>
+  %p2a = tensor.pad %r1b low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x16x16xf32> to tensor<1x32x18x18xf32>
+  %c2a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p2a, %w : tensor<1x32x18x18xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %r2a = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c2a : tensor<1x32x16x16xf32>) outs(%empty : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x32x16x16xf32>
+  %p2b = tensor.pad %r2a low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x16x16xf32> to tensor<1x32x18x18xf32>
+  %c2b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p2b, %w : tensor<1x32x18x18xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %r2b = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c2b, %r1b : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>) outs(%empty : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: f32, %res: f32, %out: f32):
+    %s = arith.addf %in, %res : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x32x16x16xf32>
+  return %r2b : tensor<1x32x16x16xf32>
+}
+
+// -----
+
 // The packed filter, for AVX2 (blocks of two registers of 8 lanes; AVX-512's
 // one block of 32 is the whole filter): block b, window point (kh, kw),
 // input channel c holds output channels 16b to 16b + 15 contiguously; its
