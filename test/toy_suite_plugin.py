@@ -21,14 +21,18 @@ BEHAVIOURS = ("good", "crash", "hang", "wrong", "compile_error", "run_error", "u
 
 class Toy(Corpus):
     description = "cases that make the toy compiler misbehave"
-    options = {"scale": Option(1.0, "a factor of every input", type=float)}
+    options = {
+        "scale": Option(1.0, "a factor of every input", type=float),
+        "hoard": Option(0.0, "GiB the toy holds, touched, while it compiles", type=float),
+    }
 
     def cases(self):
         return [CaseInfo(name, op=name) for name in BEHAVIOURS]
 
     def load(self, name):
         x = np.arange(6, dtype=np.float32).reshape(2, 3) * self.options["scale"]
-        return Case(name, [x], mlir=name, expected=[x * 2], op=name)
+        behaviour = f"hoard:{self.options['hoard']}" if self.options["hoard"] else name
+        return Case(name, [x], mlir=behaviour, expected=[x * 2], op=name)
 
 class ToyCompiler(Compiler):
     """Doubles its input, unless the case says otherwise; variant `sound`
@@ -46,6 +50,12 @@ class ToyCompiler(Compiler):
             os.kill(os.getpid(), signal.SIGSEGV)
         if behaviour == "hang":
             time.sleep(3600)
+        if behaviour.startswith("hoard:"):
+            # Grows in steps of 64 MiB, each page written, then holds it.
+            chunk = 64 << 20
+            hoard = [np.ones(chunk // 8) for _ in range(int(float(behaviour[6:]) * 2**30) // chunk)]
+            time.sleep(10)
+            raise ValueError(f"toy held {len(hoard)} chunks of 64 MiB")
         if behaviour == "compile_error":
             raise ValueError("'toy.op' cannot be lowered")
         if behaviour == "unsupported":

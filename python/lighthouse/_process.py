@@ -11,7 +11,14 @@ import subprocess
 import sys
 from typing import Optional
 
-__all__ = ["end_worker", "fatal_line", "output_tail", "start_worker"]
+__all__ = [
+    "default_memory_limit",
+    "end_worker",
+    "fatal_line",
+    "output_tail",
+    "resident_bytes",
+    "start_worker",
+]
 
 #: Of a dead worker's output, the end kept to say why it died.
 OUTPUT_TAIL_CHARS = 3000
@@ -100,3 +107,47 @@ def end_worker(process: subprocess.Popen, kill: bool, group: bool = True) -> int
     except subprocess.TimeoutExpired:
         killed()
         return process.wait()
+
+
+def resident_bytes(pid: int) -> int:
+    """The resident memory of process `pid` and of every process it started,
+    directly or not (torch-mlir's lowering process leads a session of its
+    own), read from /proc; 0 where there is none (not Linux) or the process
+    is gone."""
+    parents, resident = {}, {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    page = os.sysconf("SC_PAGE_SIZE")
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                # The command name, in parentheses, may hold spaces.
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:  # Gone since the listing.
+            continue
+        parents[int(entry)] = int(fields[1])
+        resident[int(entry)] = int(fields[21]) * page
+    children = {}
+    for child, parent in parents.items():
+        children.setdefault(parent, []).append(child)
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        total += resident.get(current, 0)
+        stack.extend(children.get(current, ()))
+    return total
+
+
+def default_memory_limit() -> Optional[int]:
+    """Three quarters of this machine's memory, in bytes (None where it is
+    not known): a worker past it is killed before the kernel's out-of-memory
+    killer picks a process, or the machine swaps to a halt (an exporter
+    allocating tens of GB for one model)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * 3 // 4
+    except (ValueError, OSError, AttributeError):
+        return None

@@ -6,6 +6,8 @@ import sys
 import warnings
 from typing import Dict, List, Optional
 
+from .._process import default_memory_limit
+
 DESCRIPTION = """\
 Run corpora of other people's workloads through compilers side by side:
 correctness against a reference, crashes and hangs (each case runs in a worker
@@ -137,6 +139,7 @@ def command_run(args: argparse.Namespace) -> int:
         jobs=jobs,
         rounds=args.rounds if timed else None,
         budget=args.budget,
+        memory=int(args.memory * 2**30) if args.memory else None,
     )
     # What must agree for results to be of one run (lh-suite merge).
     settings = {
@@ -362,6 +365,16 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
         default=300.0,
         metavar="SECONDS",
         help="for one compiler to compile and check one case (default: %(default)g)",
+    )
+    memory = default_memory_limit()
+    run_parser.add_argument(
+        "--memory",
+        type=float,
+        default=memory / 2**30 if memory else 0.0,
+        metavar="GIB",
+        help="resident memory of a worker (with the processes it started) past which it is "
+        "killed and its case recorded as a crash (default: 3/4 of this machine's, "
+        "%(default).1f; 0: no limit)",
     )
     run_parser.add_argument("--no-timing", action="store_true", help="check correctness only")
     run_parser.add_argument(

@@ -38,7 +38,9 @@ class NodeRunner:
 
     def run_case(self, task: Task, options: RunOptions) -> List[dict]:
         """The case's records, each with the machine and threads it ran on."""
-        local = RunOptions(self.threads, options.timeout, 1, options.rounds, options.budget)
+        local = RunOptions(
+            self.threads, options.timeout, 1, options.rounds, options.budget, options.memory
+        )
         records: List[dict] = []
         sink = types.SimpleNamespace(write=records.append)
         run([task], local, sink, Progress(1, io.StringIO()), self.pool)

@@ -13,7 +13,7 @@ import time
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from .case import CaseInfo
-from .._process import end_worker, output_tail, start_worker
+from .._process import end_worker, output_tail, resident_bytes, start_worker
 from .._progress import Progress
 from .records import ResultsWriter, case_record, last_words
 
@@ -22,9 +22,10 @@ __all__ = ["RunOptions", "Task", "WorkerPool", "run", "select_cases"]
 
 class RunOptions:
     """How cases run: `threads` for every compiler, `timeout` seconds for a
-    compiler to compile and check a case, `jobs` workers at once, and timing
+    compiler to compile and check a case, `jobs` workers at once, timing
     (`rounds` interleaved rounds, at most `budget` seconds a case; None: no
-    timing)."""
+    timing), and `memory`, the resident bytes a worker (with the processes
+    it started) may hold before it is killed (None: no limit)."""
 
     def __init__(
         self,
@@ -33,12 +34,14 @@ class RunOptions:
         jobs: int = 1,
         rounds: Optional[int] = 10,
         budget: float = 10.0,
+        memory: Optional[int] = None,
     ):
         self.threads = threads
         self.timeout = timeout
         self.jobs = jobs
         self.rounds = rounds
         self.budget = budget
+        self.memory = memory
 
     def timing(self) -> Optional[dict]:
         return {"rounds": self.rounds, "budget": self.budget} if self.rounds else None
@@ -197,13 +200,25 @@ class WorkerPool:
 
 
 def _loss_record(
-    status: str, worker: _Worker, returncode: Optional[int], timeout: float, when: str
+    status: str,
+    worker: _Worker,
+    returncode: Optional[int],
+    options: RunOptions,
+    when: str,
+    resident: Optional[int] = None,
 ) -> dict:
-    """The record of a worker that crashed (`returncode`) or hung, `when`
-    ("while timed"...), with the line of its output that says why."""
+    """The record of a worker that crashed (`returncode`), hung, or was
+    killed holding `resident` bytes, over the memory limit, `when` ("while
+    timed"...), with the line of its output that says why."""
     record = {"status": status, "stderr_tail": worker.tail}
     if status == "timeout":
-        message = f"no answer within {timeout:g} s {when}; the worker was killed"
+        message = f"no answer within {options.timeout:g} s {when}; the worker was killed"
+    elif resident is not None:
+        record["resident_bytes"] = resident
+        message = (
+            f"the worker was killed {when}: it held {resident / 2**30:.1f} GiB, over "
+            f"the limit of {options.memory / 2**30:.1f} GiB (lh-suite run --memory)"
+        )
     elif returncode is not None and returncode < 0:
         record["signal"] = signal.Signals(-returncode).name
         message = f"the worker died of {record['signal']} {when}"
@@ -239,9 +254,12 @@ def run(
             writer.write(record)
         progress.advance(records)
 
-    def lose(worker: _Worker, status: str, returncode: Optional[int]) -> None:
-        """The worker crashed or hung: record it for the compiler at work and
-        hand what is left of the task to a new worker."""
+    def lose(
+        worker: _Worker, status: str, returncode: Optional[int], resident: Optional[int] = None
+    ) -> None:
+        """The worker crashed, hung or held too much memory (`resident`):
+        record it for the compiler at work and hand what is left of the task
+        to a new worker."""
         task = worker.task
         workers.remove(worker)
         timed = (
@@ -250,7 +268,7 @@ def run(
         )
         if worker.current is None:
             task.invalid = _loss_record(
-                status, worker, returncode, options.timeout, "while building the case"
+                status, worker, returncode, options, "while building the case", resident
             )["message"]
             finish(task)
         else:
@@ -258,8 +276,9 @@ def run(
                 status,
                 worker,
                 returncode,
-                options.timeout,
+                options,
                 "while timed" if timed else "while compiling or checking",
+                resident,
             )
             if timed:  # Its correctness record stays, with what happened after.
                 record = {**task.results[worker.current], **record}
@@ -298,6 +317,12 @@ def run(
             for worker in [w for w in workers if w.task and w.deadline < now]:
                 worker.stop(kill=True)
                 lose(worker, "timeout", None)
+            if options.memory:
+                for worker in [w for w in workers if w.task]:
+                    resident = resident_bytes(worker.process.pid)
+                    if resident > options.memory:
+                        worker.stop(kill=True)
+                        lose(worker, "crash", None, resident)
             progress.tick()
     finally:
         for worker in workers:

@@ -92,6 +92,20 @@ def test_corpus_options_reach_the_worker(plugin_path, tmp_path):
     assert record["status"] == "pass" and "call_seconds" not in record
 
 
+def test_a_worker_over_the_memory_limit_is_killed_and_its_case_a_crash(plugin_path, tmp_path):
+    # The toy holds 2 GiB while it compiles; the limit is 0.5 GiB: the runner
+    # kills the worker within a second of its passing it, where the case would
+    # otherwise end in the toy's error 10 s later. The next case runs on.
+    output = tmp_path / "hoard.jsonl"
+    common = ["--corpus", "toy", "--compiler", "toy", "--only", "^(good|wrong)$", "--no-timing"]
+    lh_suite(plugin_path, "run", *common, "--toy-hoard", "2", "--memory", "0.5", "-o", str(output))
+    records = by_case(output, "toy")
+    for record in records.values():
+        assert record["status"] == "crash"
+        assert "over the limit of 0.5 GiB" in record["message"]
+        assert 0.5 * 2**30 < record["resident_bytes"] < 2 * 2**30
+
+
 def test_resume_skips_the_cases_done(plugin_path, tmp_path):
     output = tmp_path / "resumed.jsonl"
     common = ["run", "--corpus", "toy", "--compiler", "toy:sound", "--no-timing", "-o", str(output)]
