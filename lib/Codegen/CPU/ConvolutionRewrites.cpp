@@ -300,17 +300,21 @@ bool isTransposeBy(Operation *op, ArrayRef<int64_t> permutation) {
   return transpose && transpose.getPermutation() == permutation;
 }
 
-/// Whether `op` is a 2-D NCHW convolution of a 1x1 window and stride 1 that
-/// patchesAsMatmuls takes (static, vectorized).
-static bool isPointwise(Operation *op) {
+/// Whether `op` is a 2-D NCHW convolution of a 1x1 window that
+/// patchesAsMatmuls takes (static, vectorized), of stride 1 unless
+/// `strided`.
+static bool isPointwiseWindow(Operation *op, bool strided) {
   auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
   if (!conv || !isStaticVectorConvolution(conv))
     return false;
   ArrayRef<int64_t> filter =
       cast<RankedTensorType>(conv.getDpsInputs()[1].getType()).getShape();
   return filter[2] == 1 && filter[3] == 1 &&
-         llvm::all_of(conv.getStrides().getValues<int64_t>(),
-                      [](int64_t stride) { return stride == 1; });
+         (strided || llvm::all_of(conv.getStrides().getValues<int64_t>(),
+                                  [](int64_t stride) { return stride == 1; }));
+}
+static bool isPointwise(Operation *op) {
+  return isPointwiseWindow(op, /*strided=*/false);
 }
 
 void depthwiseChannelsLast(ModuleOp module, const SelectionContext &context) {
@@ -416,9 +420,10 @@ static bool rowsWasteLanes(linalg::Conv2DNchwFchwOp op,
 /// image comes from a transpose out of NHWC, or its output goes to a
 /// transpose into NHWC, through elementwise ops (MobileNet's and
 /// EfficientNet's expansions and projections around their depthwise
-/// convolutions). As a matmul of NHWC pixels by the filter, it keeps the
-/// channels-last layout between them, and the transposes meet their
-/// inverses (transposesToTheirInverses).
+/// convolutions, ResNet's strided shortcuts). As a matmul of NHWC pixels
+/// (every stride-th) by the filter, it keeps the channels-last layout
+/// between them, and the transposes meet their inverses
+/// (transposesToTheirInverses).
 static bool pointwiseNextToChannelsLast(linalg::Conv2DNchwFchwOp op) {
   auto fromNhwc = [](Operation *op) {
     return isTransposeBy(op, kFromChannelsLast);
@@ -426,7 +431,7 @@ static bool pointwiseNextToChannelsLast(linalg::Conv2DNchwFchwOp op) {
   auto toNhwc = [](Operation *op) {
     return isTransposeBy(op, kToChannelsLast);
   };
-  return isPointwise(op) &&
+  return isPointwiseWindow(op, /*strided=*/true) &&
          (comesFrom(op.getDpsInputs()[0], kMaxOpsBetweenLayouts, fromNhwc) ||
           goesTo(op.getResult(0), kMaxOpsBetweenLayouts, toNhwc));
 }

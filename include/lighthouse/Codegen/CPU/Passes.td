@@ -89,8 +89,8 @@ def CPUPrepareForms : Pass<"lighthouse-cpu-prepare-forms",
       without overlap (stride = kernel, above 2), or with one window per
       image (a squeeze-and-excitation's), or whose output rows would leave
       a quarter of a register's lanes idle (7 pixels of 16), or a pointwise
-      one next to a channels-last one, as a matmul of patches (gathered in
-      NHWC for the last two);
+      one (strided or not) next to a channels-last one, as a matmul of
+      patches (gathered in NHWC for the last two);
     - `strided-points-as-slices`: a convolution whose window is one pixel
       along a strided dimension as an unstrided one of every stride-th
       pixel;

@@ -149,6 +149,65 @@ func.func @two_blocks(%x: tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32> {
 
 // -----
 
+// A strided block's shortcut, a 1x1 convolution of stride 2 of the image
+// a channels-last convolution made, is a matmul of every other NHWC pixel:
+// the residual sum runs in NHWC (on the matmul's rows), and no transpose is
+// left between the first convolution and the sum.
+// CHECK-LABEL: func.func @strided_shortcut
+// CHECK:         linalg.transpose ins(%{{.*}} : tensor<1x32x34x34xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK-NOT:     linalg.transpose
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} strides = dense<2>
+// CHECK-NOT:     linalg.transpose
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 16, 16, 32] [1, 2, 2, 1]
+// CHECK-NOT:     linalg.transpose
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x32xf32>, tensor<32x64xf32>)
+// CHECK-NOT:     linalg.transpose
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<256x64xf32>, tensor<256x64xf32>)
+// CHECK:         linalg.transpose ins(%{{.*}} : tensor<1x16x16x64xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+// CHECK:         return
+#map = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @strided_shortcut(%image: tensor<1x32x32x32xf32>) -> tensor<1x64x16x16xf32> {
+  %w0 = arith.constant dense<0.03> : tensor<32x32x3x3xf32>
+  %w = arith.constant dense<0.01> : tensor<64x32x3x3xf32>
+  %ws = arith.constant dense<0.02> : tensor<64x32x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty0 = tensor.empty() : tensor<1x32x32x32xf32>
+  %init0 = linalg.fill ins(%zero : f32) outs(%empty0 : tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32>
+  %p0 = tensor.pad %image low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x32x32xf32> to tensor<1x32x34x34xf32>
+  %c0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p0, %w0 : tensor<1x32x34x34xf32>, tensor<32x32x3x3xf32>) outs(%init0 : tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32>
+  %x = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c0 : tensor<1x32x32x32xf32>) outs(%empty0 : tensor<1x32x32x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x32x32x32xf32>
+  %empty = tensor.empty() : tensor<1x64x16x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x64x16x16xf32>) -> tensor<1x64x16x16xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x32x32xf32> to tensor<1x32x34x34xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x32x34x34xf32>, tensor<64x32x3x3xf32>) outs(%init : tensor<1x64x16x16xf32>) -> tensor<1x64x16x16xf32>
+  %s = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %ws : tensor<1x32x32x32xf32>, tensor<64x32x1x1xf32>) outs(%init : tensor<1x64x16x16xf32>) -> tensor<1x64x16x16xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %s : tensor<1x64x16x16xf32>, tensor<1x64x16x16xf32>) outs(%empty : tensor<1x64x16x16xf32>) {
+  ^bb0(%in: f32, %res: f32, %out: f32):
+    %a = arith.addf %in, %res : f32
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x64x16x16xf32>
+  return %r : tensor<1x64x16x16xf32>
+}
+
+// -----
+
 // The packed filter, for AVX2 (blocks of two registers of 8 lanes; AVX-512's
 // one block of 32 is the whole filter): block b, window point (kh, kw),
 // input channel c holds output channels 16b to 16b + 15 contiguously; its
