@@ -1,11 +1,15 @@
 """A case of a corpus: a workload in one or more forms, its inputs, and the
 outputs any compiler must reproduce."""
 
+import atexit
 import contextlib
 import copy
 import inspect
 import io
-from typing import Dict, List, Optional, Sequence, Tuple
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -23,8 +27,9 @@ __all__ = [
 
 #: The forms a case may offer and a compiler may take:
 #:   "torch": a `torch.nn.Module` called with torch tensors;
-#:   "onnx":  a serialized ONNX model (bytes) called with numpy arrays in the
-#:            order of the graph's inputs;
+#:   "onnx":  a serialized ONNX model (bytes), or the `Path` of one whose
+#:            weights are in files beside it (over protobuf's 2 GiB), called
+#:            with numpy arrays in the order of the graph's inputs;
 #:   "mlir":  linalg-on-tensors IR text whose @main takes the inputs.
 FORMS = ("torch", "onnx", "mlir")
 
@@ -251,6 +256,13 @@ def _is_module(value) -> bool:
     return isinstance(value, torch.nn.Module)
 
 
+def _weight_bytes(module) -> int:
+    """The bytes of a torch module's parameters and buffers (0 for other
+    callables)."""
+    tensors = [*module.parameters(), *module.buffers()] if hasattr(module, "parameters") else []
+    return sum(tensor.numel() * tensor.element_size() for tensor in tensors)
+
+
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else ""
@@ -301,17 +313,21 @@ def export_onnx(
     dynamic_batch: bool = False,
     output_names: Optional[Sequence[str]] = None,
     dynamic: Optional[Dict[int, Dict[int, Tuple[str, int, int]]]] = None,
-) -> bytes:
+    folder: Optional[str] = None,
+) -> Union[bytes, Path]:
     """The ONNX model of a torch module, by TorchScript's exporter (it needs
     no onnxscript and covers more of the operators small cases use); its
     inputs are named `input0`, `input1`, ..., their first dimension named
     "batch" with `dynamic_batch`, and the dimensions `dynamic` gives (as
-    `Case`'s) by their names. Raises what the exporter raises."""
+    `Case`'s) by their names. Its bytes; with `folder`, the path of
+    `model.onnx` written there, its weights in files beside it (ONNX's
+    external data: a model over protobuf's 2 GiB has no bytes). Raises what
+    the exporter raises."""
     import warnings
 
     import torch
 
-    buffer = io.BytesIO()
+    buffer = Path(folder, "model.onnx") if folder else io.BytesIO()
     names = [f"input{i}" for i in range(len(inputs))]
     with warnings.catch_warnings(), torch.no_grad():
         # The TorchScript exporter warns that it is legacy.
@@ -326,7 +342,28 @@ def export_onnx(
             output_names=output_names,
             dynamic_axes=_dynamic_axes(names, dynamic_batch, dynamic),
         )
-    return buffer.getvalue()
+    if not folder:
+        return buffer.getvalue()
+    _weights_beside(buffer)
+    return buffer
+
+
+def _weights_beside(path: Path) -> None:
+    """Moves the weights of the ONNX model at `path` into a file beside it
+    where the exporter kept them in the model (it does only past protobuf's
+    limit), so that a model in a folder always has them there."""
+    import onnx
+
+    model = onnx.load(str(path), load_external_data=False)
+    if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
+        return
+    onnx.save_model(
+        model,
+        str(path),
+        save_as_external_data=True,
+        location=f"{path.name}.data",
+        size_threshold=0,
+    )
 
 
 def _dynamic_axes(names: Sequence[str], batch: bool, dynamic) -> Optional[dict]:
@@ -341,13 +378,25 @@ def _dynamic_axes(names: Sequence[str], batch: bool, dynamic) -> Optional[dict]:
 DYNAMO_EXPORT_OPSET = 18
 
 
-def _export_onnx(module, inputs: Sequence[np.ndarray], dynamic=None) -> bytes:
-    """The ONNX form of a case: `export_onnx`; where TorchScript's exporter
-    fails (transformers' causal masks use `aten::diff`, which it does not
-    export) and onnxscript is installed, torch.export's exporter. A failure
-    of both is `Unsupported`, naming each one's error."""
+#: Protobuf's limit on a serialized message: a model whose weights take more
+#: is written to a file, its weights beside it.
+PROTOBUF_LIMIT = 2**31
+
+
+def _export_onnx(module, inputs: Sequence[np.ndarray], dynamic=None) -> Union[bytes, Path]:
+    """The ONNX form of a case: `export_onnx`, its bytes, or for a module
+    whose parameters and buffers take more than protobuf's 2 GiB, the path of
+    a model written into a folder of its own with its weights beside it
+    (removed when the process ends); where TorchScript's exporter fails
+    (transformers' causal masks use `aten::diff`, which it does not export)
+    and onnxscript is installed, torch.export's exporter. A failure of both
+    is `Unsupported`, naming each one's error."""
+    folder = None
+    if _weight_bytes(module) >= PROTOBUF_LIMIT:
+        folder = tempfile.mkdtemp(prefix="lh-suite-onnx-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
     try:
-        return export_onnx(module, inputs, dynamic=dynamic)
+        return export_onnx(module, inputs, dynamic=dynamic, folder=folder)
     except Exception as error:
         failed = f"torch.onnx.export failed: {type(error).__name__}: {_first_line(error)}"
     try:
@@ -368,6 +417,10 @@ def _export_onnx(module, inputs: Sequence[np.ndarray], dynamic=None) -> bytes:
                 opset_version=DYNAMO_EXPORT_OPSET,
                 dynamic_shapes=_torch_dynamic_shapes(module, dynamic, len(inputs)),
             )
+        if folder:
+            path = Path(folder, "model.onnx")
+            program.save(str(path), external_data=True)
+            return path
         return program.model_proto.SerializeToString()
     except Exception as error:
         raise Unsupported(

@@ -167,6 +167,30 @@ def test_onnxruntime_takes_sequences_and_absent_optionals(ort):
     assert run(ort, Case("present", [np.ones(2, np.float32)], onnx=has_element), "onnx")[0]
 
 
+@pytest.mark.parametrize("spec", ["onnxruntime", "iree", "lighthouse-onnx:default"])
+def test_a_model_over_the_protobuf_limit_is_a_file_with_its_weights_beside_it(spec, monkeypatch):
+    # A module whose weights take protobuf's 2 GiB or more has no serialized
+    # bytes: its ONNX form is the path of a model whose weights are external
+    # data in files beside it, which each compiler loads from there. The
+    # limit is lowered so that a small module takes that path.
+    if spec == "iree":
+        pytest.importorskip("iree.compiler", reason=NEEDS_IREE)
+    pytest.importorskip("onnxruntime", reason="needs onnxruntime")
+    from lighthouse.suite import case as case_module
+
+    monkeypatch.setattr(case_module, "PROTOBUF_LIMIT", 64)
+    case = torch_case()
+    model = case.form("onnx")
+    assert isinstance(model, case_module.Path) and model.name == "model.onnx"
+    proto = onnx.load(str(model), load_external_data=False)
+    assert any(
+        initializer.data_location == TensorProto.EXTERNAL for initializer in proto.graph.initializer
+    )
+    compiler = create_compiler(spec)
+    compiler.setup(2)
+    assert_outputs(run(compiler, case, "onnx"), case.expected(), rtol=1e-4, atol=1e-5)
+
+
 # ===------------------------------------------------------------------------===#
 # IREE
 # ===------------------------------------------------------------------------===#

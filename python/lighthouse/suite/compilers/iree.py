@@ -8,7 +8,8 @@ import re
 import signal
 import subprocess
 import tempfile
-from typing import List, Optional, Sequence
+from pathlib import Path
+from typing import List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -179,20 +180,26 @@ def _import_torch(program, path: str) -> Sequence[Optional[np.dtype]]:
     return dtypes
 
 
-def _import_onnx(model: bytes, folder: str, path: str) -> Sequence[Optional[np.dtype]]:
-    """Writes the torch-dialect IR of an ONNX model to `path` as
-    `iree-import-onnx model.onnx -o path` does (ONNX's checker and shape
-    inference, then the import), in this process; returns the dtypes of the
-    graph's outputs (None for those that are not tensors)."""
+def _import_onnx(model: Union[bytes, Path], folder: str, path: str) -> Sequence[Optional[np.dtype]]:
+    """Writes the torch-dialect IR of an ONNX model (its bytes, or the path of
+    one with its weights beside it) to `path` as `iree-import-onnx model.onnx
+    -o path` does (ONNX's checker and shape inference, then the import), in
+    this process; returns the dtypes of the graph's outputs (None for those
+    that are not tensors)."""
     import onnx
     from iree.compiler.tools.import_onnx.__main__ import main, parse_arguments
 
-    model_path = os.path.join(folder, "model.onnx")
-    with open(model_path, "wb") as f:
-        f.write(model)
+    if isinstance(model, Path):
+        model_path = str(model)
+        graph = onnx.load(model_path, load_external_data=False).graph
+    else:
+        model_path = os.path.join(folder, "model.onnx")
+        with open(model_path, "wb") as f:
+            f.write(model)
+        graph = onnx.load_from_string(model).graph
     main(parse_arguments([model_path, "-o", path]))
     dtypes = []
-    for output in onnx.load_from_string(model).graph.output:
+    for output in graph.output:
         try:
             dtypes.append(onnx.helper.tensor_dtype_to_np_dtype(output.type.tensor_type.elem_type))
         except KeyError:  # Not a tensor, or of no known type.

@@ -1,6 +1,7 @@
 """lighthouse itself, one variant per pipeline: `lighthouse:default`,
 `lighthouse:loops`, and every pipeline an installed plugin declares."""
 
+from pathlib import Path
 from typing import List, Optional
 
 from ..case import Case, Crashed, to_torch
@@ -57,8 +58,10 @@ class Lighthouse(Compiler):
         elif form == "onnx":
             import onnx
 
+            model = case.form("onnx")
             compiled = lighthouse.compile_onnx(
-                onnx.load_from_string(case.form("onnx")), pipeline=self.variant
+                str(model) if isinstance(model, Path) else onnx.load_from_string(model),
+                pipeline=self.variant,
             )
         else:
             compiled = compile_module(case.form("mlir"), pipeline=self.variant)

@@ -2,6 +2,7 @@
 models are most often run with."""
 
 import re
+from pathlib import Path
 from typing import List
 
 from ..case import Case, Unsupported
@@ -38,8 +39,11 @@ class OnnxRuntime(Compiler):
     def compile(self, case: Case, form: str):
         import onnxruntime
 
+        model = case.form("onnx")
         session = onnxruntime.InferenceSession(
-            case.form("onnx"), self._options, providers=["CPUExecutionProvider"]
+            str(model) if isinstance(model, Path) else model,
+            self._options,
+            providers=["CPUExecutionProvider"],
         )
         # The graph's inputs in order, less those with an initializer (which
         # a caller does not give).
