@@ -144,7 +144,7 @@ def load(
         _load_external_data(proto, folder, source)
     try:
         # ONNX checks and infers a model over protobuf's 2 GB only from files.
-        large = proto.ByteSize() > onnx.checker.MAXIMUM_PROTOBUF
+        large = _over_protobuf_limit(proto)
         if not large:
             onnx.checker.check_model(proto)
         if opset_version is not None:
@@ -166,6 +166,17 @@ def load(
             f"that is not UTF-8 ({error})"
         ) from None
     return inferred if infer_shapes else named
+
+
+def _over_protobuf_limit(proto: "onnx.ModelProto") -> bool:
+    """Whether `proto` serializes to more than protobuf's 2 GiB; protobuf's
+    upb backend refuses to size such a message at all (EncodeError)."""
+    from google.protobuf.message import EncodeError
+
+    try:
+        return proto.ByteSize() > onnx.checker.MAXIMUM_PROTOBUF
+    except EncodeError:
+        return True
 
 
 def _load_external_data(proto: "onnx.ModelProto", folder: str, source: str) -> None:

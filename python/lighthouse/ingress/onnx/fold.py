@@ -14,6 +14,7 @@ import math
 from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 from .values import (
+    inferred_shapes,
     DEFAULT_DOMAINS,
     attributes_of,
     constant_values,
@@ -136,7 +137,7 @@ def expand_functions(proto: "onnx.ModelProto", ops: Iterable[str]) -> "onnx.Mode
     kept = [o for o in expanded.opset_import if o.domain != _EXPANDED_DOMAIN]
     del expanded.opset_import[:]
     expanded.opset_import.extend(kept)
-    return onnx.shape_inference.infer_shapes(expanded, data_prop=True)
+    return inferred_shapes(expanded)
 
 
 def _functions_of(proto, ops, opset) -> Dict[int, "onnx.FunctionProto"]:
@@ -176,7 +177,7 @@ def fold_constants(
         # knows more of them with folded inputs (ReduceMean's result with
         # folded axes) and can make more shapes static (a Reshape to a folded
         # shape), whose Shape and Size then fold in the next round.
-        proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+        proto = inferred_shapes(proto)
 
 
 #: An initializer, or a Constant node.

@@ -24,6 +24,7 @@ import itertools
 from typing import Dict, List, Mapping, Optional, Set
 
 from .values import (
+    inferred_shapes,
     fresh_name,
     DEFAULT_DOMAINS,
     constant_node,
@@ -97,7 +98,7 @@ def loops_of_carried_values(proto: "onnx.ModelProto") -> "onnx.ModelProto":
             value.type.CopyFrom(rewriter.declared[value.name].type)
     outputs = {value.name for value in graph.output}
     graph.value_info.extend(v for v in rewriter.declared.values() if v.name not in outputs)
-    return onnx.shape_inference.infer_shapes(rewritten, data_prop=True)
+    return inferred_shapes(rewritten)
 
 
 class _Rewriter:

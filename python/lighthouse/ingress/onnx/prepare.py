@@ -18,6 +18,7 @@ from .rules.rule import Rewritten
 from .sequences import sequences_as_elements
 from .shapes import slices_keep_their_other_dims
 from .values import (
+    inferred_shapes,
     constant_values,
     default_opset,
     replace_nodes,
@@ -91,7 +92,7 @@ def rewritten_always(proto: "onnx.ModelProto") -> "onnx.ModelProto":
         # domain, which the ops replacing them are of (and torch-mlir's
         # importer needs).
         rewritten.opset_import.append(helper.make_opsetid("", _ML_REPLACEMENTS_OPSET))
-    return onnx.shape_inference.infer_shapes(rewritten, data_prop=True)
+    return inferred_shapes(rewritten)
 
 
 #: The opset of the default domain's ops that replace ONNX-ML ones.

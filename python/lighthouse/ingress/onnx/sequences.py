@@ -34,6 +34,7 @@ from ..torch_mlir import require
 from .fold import fold_constants
 from .loops import constant_trip_count, names_in
 from .values import (
+    inferred_shapes,
     fresh_name,
     DEFAULT_DOMAINS,
     along_axis,
@@ -83,7 +84,7 @@ def sequences_as_elements(proto: "onnx.ModelProto") -> "onnx.ModelProto":
             break
         # The elements' shapes are known now, and what is computed from them
         # (an If's condition) may fold; a folded If may bring more sequences.
-        proto = fold_constants(onnx.shape_inference.infer_shapes(resolved, data_prop=True))
+        proto = fold_constants(inferred_shapes(resolved))
     return proto
 
 
