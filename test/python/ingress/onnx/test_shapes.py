@@ -13,7 +13,7 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from onnx_graphs import check_compiled, constant, model  # noqa: E402
 
 from lighthouse.ingress.onnx.shapes import slices_keep_their_other_dims  # noqa: E402
-from lighthouse.ingress.onnx.values import types_of  # noqa: E402
+from lighthouse.ingress.onnx.values import inferred_shapes, types_of  # noqa: E402
 
 
 def positions_added(axes):
@@ -79,3 +79,34 @@ def test_slices_of_unknown_axes_are_left_alone():
             node.input[3] = "length"  # Axes computed: not known before run time.
     inferred = onnx.shape_inference.infer_shapes(proto, data_prop=True)
     assert slices_keep_their_other_dims(inferred) is inferred
+
+
+def test_shapes_inferred_without_the_large_initializers_are_onnxs():
+    # inferred_shapes infers on the model whose large initializers are typed
+    # inputs (a model over 2 GiB has no serialized form to infer on), then
+    # puts them back: the same shapes as ONNX's own inference of the whole
+    # model, through a Reshape whose target is computed from a small
+    # constant, and every initializer, name and model field kept, in order.
+    weight = numpy_helper.from_array(np.ones((64, 48), np.float32), "weight")
+    target = numpy_helper.from_array(np.array([-1, 4, 12], np.int64), "target")
+    proto = model(
+        [
+            helper.make_node("MatMul", ["x", "weight"], ["product"]),
+            helper.make_node("Reshape", ["product", "target"], ["reshaped"]),
+            helper.make_node("Relu", ["reshaped"], ["y"]),
+        ],
+        [("x", TensorProto.FLOAT, [2, 64])],
+        [("y", TensorProto.FLOAT, None)],
+        initializers=[weight, target],
+    )
+    proto.producer_name = "a test"
+    proto.graph.name = "graph of a test"
+    inferred = inferred_shapes(proto)
+    expected = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+    assert types_of(inferred.graph) == types_of(expected.graph)
+    (output,) = inferred.graph.output
+    assert [d.dim_value for d in output.type.tensor_type.shape.dim] == [2, 4, 12]
+    assert list(inferred.graph.initializer) == [weight, target]
+    assert [v.name for v in inferred.graph.input] == ["x"]
+    assert inferred.producer_name == "a test" and inferred.graph.name == "graph of a test"
+    assert inferred.opset_import == proto.opset_import
