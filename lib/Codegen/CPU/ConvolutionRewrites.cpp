@@ -590,6 +590,31 @@ static bool takesChannelsLast(linalg::Conv2DNchwFchwOp op,
          !rowsWasteLanes(op, filter, context);
 }
 
+/// Whether the loop over `op`'s blocks of `block` output channels is split
+/// across `threads` threads: one image of enough work for them (a batch
+/// that holds it is split by images, in each block), blocks that divide
+/// evenly among them, and filters larger than the image, which each thread
+/// then reads in part (ResNet's later stages); otherwise each block's rows
+/// are split (the strategy's), and each thread reads its rows of the image
+/// and all of the block's filters.
+static bool splitsBlocksAcrossThreads(linalg::Conv2DNhwcHwcfOp op,
+                                      int64_t block, int64_t threads) {
+  auto elements = [](Value value) {
+    return llvm::product_of(
+        cast<ShapedType>(value.getType()).getShape().drop_front());
+  };
+  ArrayRef<int64_t> filter =
+      cast<ShapedType>(op.getDpsInputs()[1].getType()).getShape();
+  int64_t perImage =
+      llvm::product_of(ArrayRef(op.getStaticLoopRanges()).drop_front());
+  int64_t images =
+      cast<ShapedType>(op.getDpsInits()[0].getType()).getDimSize(0);
+  return threads > 1 && (filter[3] / block) % threads == 0 &&
+         perImage >= kMinThreadedWork &&
+         images < minThreadedBatch(op, threads) &&
+         llvm::product_of(filter) >= elements(op.getDpsInputs()[0]);
+}
+
 void convolutionsChannelsLast(ModuleOp module,
                               const SelectionContext &context) {
   IRRewriter rewriter(module.getContext());
@@ -637,6 +662,8 @@ void convolutionsChannelsLast(ModuleOp module,
                                     rewriter.getIndexAttr(0));
     sizes[kChannelsLastOutputChannels] = rewriter.getIndexAttr(block);
     options.setTileSizes(sizes);
+    if (splitsBlocksAcrossThreads(conv, block, context.target.threads))
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
     FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
         rewriter, cast<TilingInterface>(conv.getOperation()), options);
     if (failed(tiled))

@@ -14,6 +14,7 @@
 #include "OpFamilies.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -51,20 +52,37 @@ linalg::TransposeOp transposeRead(Value value, AffineMap map) {
   return movesOn ? transpose : linalg::TransposeOp();
 }
 
-/// Whether the full operand `value` of an elementwise op reading a
-/// transpose out of NHWC, whose result is `result`, is worth reading in
-/// NHWC (transposed into it) so that the op runs there: a residual sum's
-/// shortcut. Either that transpose meets one out of NHWC (the shortcut is
-/// the block before's output) or the op's result goes into NHWC anyway
-/// (the next block's convolution): one transpose for the two of the op's
-/// result out of NHWC and back.
-bool worthChannelsLast(Value value, Value result) {
-  return goesTo(result, kMaxOpsBetweenLayouts,
-                [](Operation *op) {
-                  return isTransposeBy(op, kToChannelsLast);
-                }) ||
-         comesFrom(value, kMaxOpsBetweenLayouts, [](Operation *op) {
-           return isTransposeBy(op, kFromChannelsLast);
+/// Whether every use of the elementwise op's `result` goes into NHWC
+/// through at most kMaxOpsBetweenLayouts elementwise ops and pads (the next
+/// residual block's padded convolution), or is an elementwise op that reads
+/// a transpose out of NHWC besides, which then runs in NHWC too (the next
+/// block's residual sum): then the op runs in NHWC at the cost of one
+/// transpose of another operand into NHWC, and its result's transposes out
+/// of NHWC and back meet. Were one use to stay in NCHW (the model's
+/// result), the result's transpose out would stay too, and the operand's
+/// would be one more.
+bool goesIntoChannelsLast(Value result) {
+  auto intoNhwc = [](Operation *op) {
+    return isTransposeBy(op, kToChannelsLast);
+  };
+  return !result.use_empty() &&
+         llvm::all_of(result.getUses(), [&](OpOperand &use) {
+           Operation *user = use.getOwner();
+           if (intoNhwc(user))
+             return true;
+           auto generic = dyn_cast<linalg::GenericOp>(user);
+           bool elementwise = generic && linalg::isElementwise(generic) &&
+                              generic.getMatchingIndexingMap(&use).isIdentity();
+           if (elementwise &&
+               llvm::any_of(generic.getDpsInputs(), [](Value input) {
+                 Operation *op = input.getDefiningOp();
+                 return op && isTransposeBy(op, kFromChannelsLast);
+               }))
+             return true;
+           return (elementwise || isa<tensor::PadOp>(user)) &&
+                  user->getNumResults() == 1 &&
+                  goesTo(user->getResult(0), kMaxOpsBetweenLayouts - 1,
+                         intoNhwc);
          });
 }
 
@@ -73,8 +91,8 @@ bool worthChannelsLast(Value value, Value result) {
 /// computes in the layout before P instead, and its result is transposed by
 /// P: the transpose moves past it, toward its inverse. When P is out of
 /// NHWC, one other full operand read in the loops' order may be transposed
-/// into NHWC for it (worthChannelsLast): ResNet's residual sums then run in
-/// NHWC, and the transposes around them meet.
+/// into NHWC for it (goesIntoChannelsLast): ResNet's residual sums then run
+/// in NHWC, and the transposes around them meet.
 struct ElementwiseBeforeTranspose : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -114,7 +132,7 @@ struct ElementwiseBeforeTranspose : OpRewritePattern<linalg::GenericOp> {
       // is transposed into NHWC.
       if (intoChannelsLast || transpose || !map.isIdentity() ||
           permutation != ArrayRef(kFromChannelsLast) ||
-          !worthChannelsLast(input->get(), op.getResult(0)))
+          !goesIntoChannelsLast(op.getResult(0)))
         return failure();
       intoChannelsLast = input;
     }

@@ -1,6 +1,7 @@
 // RUN: lh-opt %s --split-input-file --lighthouse-cpu-prepare-forms="target=avx512 threads=1" | FileCheck %s
 // RUN: lh-opt %s --split-input-file --lighthouse-cpu-prepare-forms="target=avx512 threads=1 skip=convolutions-channels-last" | FileCheck %s --check-prefix=SKIP
 // RUN: lh-opt %s --split-input-file --lighthouse-cpu-prepare-forms="target=avx2 threads=1" | FileCheck %s --check-prefix=AVX2
+// RUN: lh-opt %s --split-input-file --lighthouse-cpu-prepare-forms="target=avx512 threads=2" | FileCheck %s --check-prefix=THREADS
 // RUN: lh-opt %s --split-input-file --lighthouse-cpu-schedule="target=avx512 threads=1" | FileCheck %s --check-prefix=STRATEGY
 
 // A residual block (ResNet's): two padded 3x3 convolutions of 64 channels,
@@ -21,6 +22,15 @@
 // CHECK:         linalg.transpose ins(%{{.*}} : tensor<1x16x16x64xf32>) {{.*}} permutation = [0, 3, 1, 2]
 // CHECK-NOT:     linalg.transpose
 // CHECK:         return
+// On 2 threads, its filters (36,864 floats) larger than its image (20,736),
+// the two blocks are split across the threads, each reading half of the
+// filters (where the image is the larger, the strategy splits each block's
+// rows instead).
+// THREADS-LABEL: func.func @basic_block
+// THREADS:         scf.forall (%{{.*}}) = (0) to (64) step (32)
+// THREADS:           linalg.conv_2d_nhwc_hwcf
+// THREADS:         scf.forall (%{{.*}}) = (0) to (64) step (32)
+// THREADS:           linalg.conv_2d_nhwc_hwcf
 // SKIP-LABEL:  func.func @basic_block
 // SKIP-NOT:      linalg.transpose
 // SKIP-COUNT-2:  linalg.conv_2d_nchw_fchw
@@ -69,10 +79,10 @@ func.func @basic_block(%x: tensor<1x64x16x16xf32>) -> tensor<1x64x16x16xf32> {
 
 // -----
 
-// Two residual blocks: each residual sum runs in NHWC, its shortcut
-// transposed into NHWC where the sum's result goes into NHWC anyway (the
-// first block's, into the second's convolution) or where the shortcut comes
-// out of it (the second block's, the first block's output). Three
+// Two residual blocks: each residual sum runs in NHWC. The first's
+// shortcut, the image, is transposed into NHWC for it: its result goes into
+// NHWC (the second block's convolution) or into a sum that runs there (the
+// second block's); the second's reads two transposes out of NHWC. Three
 // transposes are left: the image into NHWC, padded for the first
 // convolution and plain for the first shortcut, and the result out of it.
 // CHECK-LABEL: func.func @two_blocks
@@ -145,6 +155,43 @@ func.func @two_blocks(%x: tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32> {
     linalg.yield %m : f32
   } -> tensor<1x32x16x16xf32>
   return %r2b : tensor<1x32x16x16xf32>
+}
+
+// -----
+
+// A residual sum whose result is also the function's: its transpose out of
+// NHWC stays for that use, so the sum stays in NCHW and its shortcut (the
+// image) is not transposed into NHWC for it, which would be one transpose
+// more. The image goes into NHWC padded, for the convolution alone.
+// CHECK-LABEL: func.func @sum_also_returned
+// CHECK-NOT:     linalg.transpose ins(%arg0
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %arg0 : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>)
+// CHECK:         return
+#map = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @sum_also_returned(%x: tensor<1x32x16x16xf32>) -> (tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>) {
+  %w = arith.constant dense<0.01> : tensor<32x32x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x32x16x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x16x16xf32> to tensor<1x32x18x18xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x32x18x18xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %sum = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv, %x : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>) outs(%empty : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: f32, %res: f32, %out: f32):
+    %s = arith.addf %in, %res : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x16x16xf32>
+  %ps = tensor.pad %sum low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x16x16xf32> to tensor<1x32x18x18xf32>
+  %next = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%ps, %w : tensor<1x32x18x18xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  return %next, %sum : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
 }
 
 // -----
