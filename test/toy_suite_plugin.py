@@ -51,9 +51,11 @@ class ToyCompiler(Compiler):
         if behaviour == "hang":
             time.sleep(3600)
         if behaviour.startswith("hoard:"):
-            # Grows in steps of 64 MiB, each page written, then holds it.
-            chunk = 64 << 20
-            hoard = [np.ones(chunk // 8) for _ in range(int(float(behaviour[6:]) * 2**30) // chunk)]
+            # Grows by 64 MiB every 50 ms, each page written, then holds it.
+            chunk, hoard = 64 << 20, []
+            for _ in range(int(float(behaviour[6:]) * 2**30) // chunk):
+                hoard.append(np.ones(chunk // 8))
+                time.sleep(0.05)
             time.sleep(10)
             raise ValueError(f"toy held {len(hoard)} chunks of 64 MiB")
         if behaviour == "compile_error":

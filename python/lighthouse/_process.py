@@ -111,9 +111,9 @@ def end_worker(process: subprocess.Popen, kill: bool, group: bool = True) -> int
 
 def resident_bytes(pid: int) -> int:
     """The resident memory of process `pid` and of every process it started,
-    directly or not (torch-mlir's lowering process leads a session of its
-    own), read from /proc; 0 where there is none (not Linux) or the process
-    is gone."""
+    directly or not (torch-mlir's lowering process, a compiler's own
+    processes, whatever session they lead), read from /proc; 0 where there
+    is none (not Linux) or the process is gone."""
     parents, resident = {}, {}
     try:
         entries = os.listdir("/proc")
@@ -142,12 +142,22 @@ def resident_bytes(pid: int) -> int:
     return total
 
 
-def default_memory_limit() -> Optional[int]:
-    """Three quarters of this machine's memory, in bytes (None where it is
-    not known): a worker past it is killed before the kernel's out-of-memory
-    killer picks a process, or the machine swaps to a halt (an exporter
-    allocating tens of GB for one model)."""
+def default_memory_limit(workers: int = 1) -> Optional[int]:
+    """Three quarters of the memory this process may use, in bytes (the
+    machine's, or its control group's limit where lower), shared by
+    `workers` workers; None where it is not known: a worker past it is
+    killed before the kernel's out-of-memory killer picks a process, or the
+    machine swaps to a halt (an exporter allocating tens of GB for one
+    model)."""
     try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * 3 // 4
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+    try:  # cgroup v2; "max" where there is no limit.
+        with open("/sys/fs/cgroup/memory.max") as limit:
+            text = limit.read().strip()
+        if text.isdigit():
+            total = min(total, int(text))
+    except OSError:
+        pass
+    return total * 3 // 4 // max(workers, 1)

@@ -1,13 +1,14 @@
 """A case of a corpus: a workload in one or more forms, its inputs, and the
 outputs any compiler must reproduce."""
 
-import atexit
 import contextlib
 import copy
 import inspect
 import io
+import os
 import shutil
 import tempfile
+import weakref
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
@@ -155,6 +156,8 @@ class Case:
                 value = value() if callable(value) and not _is_module(value) else value
             elif kind == "onnx" and "torch" in self._forms:
                 value = _export_onnx(self.form("torch"), self.inputs, self.dynamic)
+                if isinstance(value, Path):  # Its folder goes with the case.
+                    weakref.finalize(self, shutil.rmtree, value.parent, True)
             else:
                 raise Unsupported(f"the case has no {kind} form")
         except Unsupported as error:
@@ -382,19 +385,22 @@ DYNAMO_EXPORT_OPSET = 18
 #: is written to a file, its weights beside it.
 PROTOBUF_LIMIT = 2**31
 
+#: The environment variable naming the folder a test bench worker writes
+#: large files into: its runner removes it with the worker, killed or not.
+SCRATCH_VARIABLE = "LH_SUITE_SCRATCH"
+
 
 def _export_onnx(module, inputs: Sequence[np.ndarray], dynamic=None) -> Union[bytes, Path]:
     """The ONNX form of a case: `export_onnx`, its bytes, or for a module
     whose parameters and buffers take more than protobuf's 2 GiB, the path of
-    a model written into a folder of its own with its weights beside it
-    (removed when the process ends); where TorchScript's exporter fails
+    a model written into a folder of its own with its weights beside it (in
+    the worker's scratch folder, `SCRATCH_VARIABLE`, where there is one); where TorchScript's exporter fails
     (transformers' causal masks use `aten::diff`, which it does not export)
     and onnxscript is installed, torch.export's exporter. A failure of both
     is `Unsupported`, naming each one's error."""
     folder = None
     if _weight_bytes(module) >= PROTOBUF_LIMIT:
-        folder = tempfile.mkdtemp(prefix="lh-suite-onnx-")
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        folder = tempfile.mkdtemp(prefix="lh-suite-onnx-", dir=os.environ.get(SCRATCH_VARIABLE))
     try:
         return export_onnx(module, inputs, dynamic=dynamic, folder=folder)
     except Exception as error:

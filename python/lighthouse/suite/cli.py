@@ -6,7 +6,6 @@ import sys
 import warnings
 from typing import Dict, List, Optional
 
-from .._process import default_memory_limit
 
 DESCRIPTION = """\
 Run corpora of other people's workloads through compilers side by side:
@@ -76,6 +75,13 @@ def _corpus_options(args: argparse.Namespace, corpus: str) -> dict:
     }
 
 
+def _non_negative(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value
+
+
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -139,7 +145,7 @@ def command_run(args: argparse.Namespace) -> int:
         jobs=jobs,
         rounds=args.rounds if timed else None,
         budget=args.budget,
-        memory=int(args.memory * 2**30) if args.memory else None,
+        memory=None if args.memory is None else int(args.memory * 2**30),
     )
     # What must agree for results to be of one run (lh-suite merge).
     settings = {
@@ -149,6 +155,7 @@ def command_run(args: argparse.Namespace) -> int:
         "timeout": args.timeout,
         "rounds": args.rounds if timed else None,
         "budget": args.budget if timed else None,
+        "memory": args.memory,
         "corpus_options": corpus_options,
         "executor": args.executor,
     }
@@ -366,15 +373,13 @@ def parser(corpus_options: bool = True) -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="for one compiler to compile and check one case (default: %(default)g)",
     )
-    memory = default_memory_limit()
     run_parser.add_argument(
         "--memory",
-        type=float,
-        default=memory / 2**30 if memory else 0.0,
+        type=_non_negative,
         metavar="GIB",
         help="resident memory of a worker (with the processes it started) past which it is "
-        "killed and its case recorded as a crash (default: 3/4 of this machine's, "
-        "%(default).1f; 0: no limit)",
+        "killed and its case recorded as a crash (default: 3/4 of this machine's, or its "
+        "control group's, shared by the jobs; 0: no limit)",
     )
     run_parser.add_argument("--no-timing", action="store_true", help="check correctness only")
     run_parser.add_argument(

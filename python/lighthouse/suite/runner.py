@@ -7,13 +7,14 @@ import os
 import random
 import re
 import selectors
+import shutil
 import signal
 import tempfile
 import time
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from .case import CaseInfo
-from .._process import end_worker, output_tail, resident_bytes, start_worker
+from .case import SCRATCH_VARIABLE, CaseInfo
+from .._process import default_memory_limit, end_worker, output_tail, resident_bytes, start_worker
 from .._progress import Progress
 from .records import ResultsWriter, case_record, last_words
 
@@ -25,7 +26,9 @@ class RunOptions:
     compiler to compile and check a case, `jobs` workers at once, timing
     (`rounds` interleaved rounds, at most `budget` seconds a case; None: no
     timing), and `memory`, the resident bytes a worker (with the processes
-    it started) may hold before it is killed (None: no limit)."""
+    it started) may hold before it is killed (None: three quarters of this
+    machine's memory shared by the jobs, resolved where the workers run;
+    0: no limit)."""
 
     def __init__(
         self,
@@ -129,7 +132,9 @@ class _Worker:
 
     def __init__(self, threads: int, selector: selectors.BaseSelector):
         self.log = tempfile.TemporaryFile(prefix="lh-suite-worker-")
-        environment = dict(os.environ)
+        # Its large files (an ONNX form over 2 GiB), removed with it.
+        self.scratch = tempfile.mkdtemp(prefix="lh-suite-worker-")
+        environment = dict(os.environ, **{SCRATCH_VARIABLE: self.scratch})
         # Every compiler on the same number of threads: OpenMP (lighthouse's
         # code), and the libraries that read these at load time.
         for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
@@ -180,6 +185,7 @@ class _Worker:
         status = end_worker(self.process, kill)
         self.tail = output_tail(self.log, self.log_offset)
         self.log.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
         return status
 
 
@@ -206,9 +212,10 @@ def _loss_record(
     options: RunOptions,
     when: str,
     resident: Optional[int] = None,
+    limit: Optional[int] = None,
 ) -> dict:
     """The record of a worker that crashed (`returncode`), hung, or was
-    killed holding `resident` bytes, over the memory limit, `when` ("while
+    killed holding `resident` bytes, over the memory `limit`, `when` ("while
     timed"...), with the line of its output that says why."""
     record = {"status": status, "stderr_tail": worker.tail}
     if status == "timeout":
@@ -217,7 +224,7 @@ def _loss_record(
         record["resident_bytes"] = resident
         message = (
             f"the worker was killed {when}: it held {resident / 2**30:.1f} GiB, over "
-            f"the limit of {options.memory / 2**30:.1f} GiB (lh-suite run --memory)"
+            f"the limit of {limit / 2**30:.1f} GiB (lh-suite run --memory)"
         )
     elif returncode is not None and returncode < 0:
         record["signal"] = signal.Signals(-returncode).name
@@ -241,6 +248,7 @@ def run(
     `writer` when the case is complete. The workers are `pool`'s, which
     keeps those left idle, or the run's own, stopped at its end."""
     timing = options.timing()
+    memory = options.memory if options.memory is not None else default_memory_limit(options.jobs)
     pending = collections.deque(tasks)
     kept = pool is not None
     pool = pool or WorkerPool()
@@ -268,7 +276,7 @@ def run(
         )
         if worker.current is None:
             task.invalid = _loss_record(
-                status, worker, returncode, options, "while building the case", resident
+                status, worker, returncode, options, "while building the case", resident, memory
             )["message"]
             finish(task)
         else:
@@ -279,6 +287,7 @@ def run(
                 options,
                 "while timed" if timed else "while compiling or checking",
                 resident,
+                memory,
             )
             if timed:  # Its correctness record stays, with what happened after.
                 record = {**task.results[worker.current], **record}
@@ -317,10 +326,10 @@ def run(
             for worker in [w for w in workers if w.task and w.deadline < now]:
                 worker.stop(kill=True)
                 lose(worker, "timeout", None)
-            if options.memory:
+            if memory:
                 for worker in [w for w in workers if w.task]:
                     resident = resident_bytes(worker.process.pid)
-                    if resident > options.memory:
+                    if resident > memory:
                         worker.stop(kill=True)
                         lose(worker, "crash", None, resident)
             progress.tick()

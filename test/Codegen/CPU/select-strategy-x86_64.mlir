@@ -226,7 +226,7 @@ func.func @max_pool(%x: tensor<1x16x34x34xf32>, %init: tensor<1x16x16x16xf32>) -
 
 // NHWC (the channels-last form's): blocks of 8 pixels by a block of output
 // channels (one AVX-512 register, two AVX2 ones) over one window point and 8
-// input channels; 1 image of 590K multiply-adds stays on one thread.
+// input channels; 1 image of 295K multiply-adds stays on one thread.
 // AVX512-LABEL: func.func @conv_nhwc(
 // AVX512: linalg.conv_2d_nhwc_hwcf {{.*}}lighthouse.strategy = {kind = "convolution.windows", registers = array<i64: 1, 1, 8, 16, 1, 1, 8>}
 // AVX2-LABEL: func.func @conv_nhwc(

@@ -93,9 +93,10 @@ def test_corpus_options_reach_the_worker(plugin_path, tmp_path):
 
 
 def test_a_worker_over_the_memory_limit_is_killed_and_its_case_a_crash(plugin_path, tmp_path):
-    # The toy holds 2 GiB while it compiles; the limit is 0.5 GiB: the runner
-    # kills the worker within a second of its passing it, where the case would
-    # otherwise end in the toy's error 10 s later. The next case runs on.
+    # The toy grows to 2 GiB while it compiles, by 1.3 GiB a second; the
+    # limit is 0.5 GiB: the runner, which reads it every second, kills the
+    # worker before it holds much more, where the case would otherwise end in
+    # the toy's error 10 s later. The next case runs on.
     output = tmp_path / "hoard.jsonl"
     common = ["--corpus", "toy", "--compiler", "toy", "--only", "^(good|wrong)$", "--no-timing"]
     lh_suite(plugin_path, "run", *common, "--toy-hoard", "2", "--memory", "0.5", "-o", str(output))
@@ -103,7 +104,13 @@ def test_a_worker_over_the_memory_limit_is_killed_and_its_case_a_crash(plugin_pa
     for record in records.values():
         assert record["status"] == "crash"
         assert "over the limit of 0.5 GiB" in record["message"]
-        assert 0.5 * 2**30 < record["resident_bytes"] < 2 * 2**30
+        assert 0.5 * 2**30 < record["resident_bytes"] < 2.5 * 2**30
+
+
+def test_a_negative_memory_limit_is_refused(plugin_path, tmp_path):
+    output = tmp_path / "refused.jsonl"
+    result = run_toy(plugin_path, output, "--memory", "-1", compilers="toy", check=False)
+    assert result.returncode != 0 and "--memory: -1 is negative" in result.stderr
 
 
 def test_resume_skips_the_cases_done(plugin_path, tmp_path):

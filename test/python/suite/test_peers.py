@@ -168,7 +168,9 @@ def test_onnxruntime_takes_sequences_and_absent_optionals(ort):
 
 
 @pytest.mark.parametrize("spec", ["onnxruntime", "iree", "lighthouse-onnx:default"])
-def test_a_model_over_the_protobuf_limit_is_a_file_with_its_weights_beside_it(spec, monkeypatch):
+def test_a_model_over_the_protobuf_limit_lowered_is_a_file_with_its_weights_beside_it(
+    spec, monkeypatch
+):
     # A module whose weights take protobuf's 2 GiB or more has no serialized
     # bytes: its ONNX form is the path of a model whose weights are external
     # data in files beside it, which each compiler loads from there. The
