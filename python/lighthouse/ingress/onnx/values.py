@@ -287,7 +287,7 @@ def without_initializers(proto: "onnx.ModelProto") -> "onnx.ModelProto":
     model.opset_import.extend(proto.opset_import)
     model.functions.extend(proto.functions)
     graph = model.graph
-    for field in ("node", "input", "output", "value_info"):
+    for field in ("node", "input", "output", "value_info", "sparse_initializer"):
         getattr(graph, field).extend(getattr(proto.graph, field))
     inputs = {value.name for value in proto.graph.input}
     for tensor in proto.graph.initializer:
