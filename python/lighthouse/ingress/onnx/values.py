@@ -239,44 +239,25 @@ _INFERENCE_ELEMENTS = 1024
 
 
 def inferred_shapes(proto: "onnx.ModelProto") -> "onnx.ModelProto":
-    """`proto` with the shapes and types ONNX's inference gives its values
-    (data propagated: shapes computed from small constants), as
-    `onnx.shape_inference.infer_shapes` gives them, inferred on the model
-    without its initializers of more than `_INFERENCE_ELEMENTS` elements
-    (`without_initializers`), which are then put back: inference serializes
-    the model it is given, and a model over protobuf's 2 GiB (RegNet-Y-128GF,
-    ViT-H/14) has no serialized form; for others, it spares copying their
-    weights twice."""
-    large = [t for t in proto.graph.initializer if int(np.prod(t.dims)) > _INFERENCE_ELEMENTS]
+    """`proto`, which the caller owns, with the shapes and types ONNX's
+    inference gives its values (data propagated: shapes computed from small
+    constants), as `onnx.shape_inference.infer_shapes` gives them. With
+    initializers of more than `_INFERENCE_ELEMENTS` elements, inference runs
+    on the model without them (`without_initializers`) and `proto`'s nodes
+    (their subgraphs inferred too), value_info and outputs are replaced by
+    the inferred ones, in place: inference serializes the model it is given,
+    and a model over protobuf's 2 GiB (RegNet-Y-128GF, ViT-H/14) has no
+    serialized form; for the others, it spares two copies of their
+    weights."""
+    large = any(int(np.prod(t.dims)) > _INFERENCE_ELEMENTS for t in proto.graph.initializer)
     if not large:
         return onnx.shape_inference.infer_shapes(proto, data_prop=True)
     inferred = onnx.shape_inference.infer_shapes(without_initializers(proto), data_prop=True)
-    # All but the graph from `proto`; of the graph, the nodes (their
-    # subgraphs inferred too), value_info and outputs from the inference,
-    # the rest (inputs, initializers, names) from `proto`.
-    model = onnx.ModelProto()
-    _copy_fields(proto, model, skip={"graph"})
-    inferred_fields = {"node", "value_info", "output"}
-    _copy_fields(proto.graph, model.graph, skip=inferred_fields)
-    _copy_fields(inferred.graph, model.graph, skip=set(), only=inferred_fields)
-    return model
-
-
-def _copy_fields(source, target, skip: Set[str], only: Optional[Set[str]] = None) -> None:
-    """Copies the fields of protobuf message `source` that are set into
-    `target`, but those named in `skip`, or only those in `only`."""
-    for field, value in source.ListFields():
-        if field.name in skip or (only is not None and field.name not in only):
-            continue
-        repeated = getattr(field, "is_repeated", None)
-        if repeated is None:  # protobuf before 5.x
-            repeated = field.label == field.LABEL_REPEATED
-        if repeated:
-            getattr(target, field.name).extend(value)
-        elif field.message_type is not None:
-            getattr(target, field.name).CopyFrom(value)
-        else:
-            setattr(target, field.name, value)
+    for field in ("node", "value_info", "output"):
+        values = getattr(proto.graph, field)
+        del values[:]
+        values.extend(getattr(inferred.graph, field))
+    return proto
 
 
 def without_initializers(proto: "onnx.ModelProto") -> "onnx.ModelProto":

@@ -83,10 +83,11 @@ def test_slices_of_unknown_axes_are_left_alone():
 
 def test_shapes_inferred_without_the_large_initializers_are_onnxs():
     # inferred_shapes infers on the model whose large initializers are typed
-    # inputs (a model over 2 GiB has no serialized form to infer on), then
-    # puts them back: the same shapes as ONNX's own inference of the whole
-    # model, through a Reshape whose target is computed from a small
-    # constant, and every initializer, name and model field kept, in order.
+    # inputs (a model over 2 GiB has no serialized form to infer on), and
+    # gives the model its nodes and types in place: the same shapes as ONNX's
+    # own inference of the whole model, through a Reshape whose target is
+    # computed from a small constant, and every initializer, name and model
+    # field kept, in order.
     weight = numpy_helper.from_array(np.ones((64, 48), np.float32), "weight")
     target = numpy_helper.from_array(np.array([-1, 4, 12], np.int64), "target")
     proto = model(
@@ -101,8 +102,9 @@ def test_shapes_inferred_without_the_large_initializers_are_onnxs():
     )
     proto.producer_name = "a test"
     proto.graph.name = "graph of a test"
-    inferred = inferred_shapes(proto)
     expected = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+    inferred = inferred_shapes(proto)
+    assert inferred is proto  # In place: the weights are not copied.
     assert types_of(inferred.graph) == types_of(expected.graph)
     (output,) = inferred.graph.output
     assert [d.dim_value for d in output.type.tensor_type.shape.dim] == [2, 4, 12]
