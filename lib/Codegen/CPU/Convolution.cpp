@@ -206,9 +206,7 @@ channelsLastTiles(linalg::LinalgOp op, const CPUTarget &target) {
                            output.getElementType(), target);
 }
 
-/// Multiply-adds (or comparisons) per image of a convolution or pooling:
-/// its static iteration space but the batch.
-static int64_t workPerImage(linalg::LinalgOp op) {
+int64_t workPerImage(linalg::LinalgOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t work = 1;
   for (int64_t range : ArrayRef(ranges).drop_front())

@@ -281,18 +281,22 @@ bool comesFrom(Value value, int ops, llvm::function_ref<bool(Operation *)> is) {
          });
 }
 
+bool useGoesTo(OpOperand &use, int ops,
+               llvm::function_ref<bool(Operation *)> is) {
+  Operation *user = use.getOwner();
+  if (is(user))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(user);
+  bool passes = isa<tensor::PadOp>(user) ||
+                (generic && linalg::isElementwise(generic) &&
+                 generic.getMatchingIndexingMap(&use).isIdentity());
+  return ops > 0 && passes && user->getNumResults() == 1 &&
+         goesTo(user->getResult(0), ops - 1, is);
+}
+
 bool goesTo(Value value, int ops, llvm::function_ref<bool(Operation *)> is) {
-  return llvm::any_of(value.getUses(), [&](OpOperand &use) {
-    Operation *user = use.getOwner();
-    if (is(user))
-      return true;
-    auto generic = dyn_cast<linalg::GenericOp>(user);
-    bool passes = isa<tensor::PadOp>(user) ||
-                  (generic && linalg::isElementwise(generic) &&
-                   generic.getMatchingIndexingMap(&use).isIdentity());
-    return ops > 0 && passes && user->getNumResults() == 1 &&
-           goesTo(user->getResult(0), ops - 1, is);
-  });
+  return llvm::any_of(value.getUses(),
+                      [&](OpOperand &use) { return useGoesTo(use, ops, is); });
 }
 
 bool isTransposeBy(Operation *op, ArrayRef<int64_t> permutation) {
@@ -605,12 +609,10 @@ static bool splitsBlocksAcrossThreads(linalg::Conv2DNhwcHwcfOp op,
   };
   ArrayRef<int64_t> filter =
       cast<ShapedType>(op.getDpsInputs()[1].getType()).getShape();
-  int64_t perImage =
-      llvm::product_of(ArrayRef(op.getStaticLoopRanges()).drop_front());
   int64_t images =
       cast<ShapedType>(op.getDpsInits()[0].getType()).getDimSize(0);
   return threads > 1 && (filter[3] / block) % threads == 0 &&
-         perImage >= kMinThreadedWork &&
+         workPerImage(op) >= kMinThreadedWork &&
          images < minThreadedBatch(op, threads) &&
          llvm::product_of(filter) >= elements(op.getDpsInputs()[0]);
 }

@@ -322,6 +322,9 @@ std::optional<llvm::SmallVector<int64_t>>
 channelsLastConvolutionTiles(int64_t width, int64_t outputChannels,
                              int64_t inputChannels, mlir::Type element,
                              const CPUTarget &target);
+/// Multiply-adds (or comparisons) per image of a convolution or pooling:
+/// its static iteration space but the batch.
+int64_t workPerImage(mlir::linalg::LinalgOp op);
 /// The images from which a convolution or pooling is split across
 /// `threads` threads: enough work for each, and an image for each.
 int64_t minThreadedBatch(mlir::linalg::LinalgOp op, int64_t threads);
@@ -413,6 +416,10 @@ bool comesFrom(mlir::Value value, int ops,
                llvm::function_ref<bool(mlir::Operation *)> is);
 bool goesTo(mlir::Value value, int ops,
             llvm::function_ref<bool(mlir::Operation *)> is);
+/// Whether `use` reaches an op that `is`: its user, or through it (a pad or
+/// an elementwise op reading it in its loops' order) within `ops` ops.
+bool useGoesTo(mlir::OpOperand &use, int ops,
+               llvm::function_ref<bool(mlir::Operation *)> is);
 /// Whether `op` is a transpose by `permutation`.
 bool isTransposeBy(mlir::Operation *op, llvm::ArrayRef<int64_t> permutation);
 /// `value` with its dimensions permuted (linalg.transpose: dimension i of

@@ -65,24 +65,18 @@ bool goesIntoChannelsLast(Value result) {
   auto intoNhwc = [](Operation *op) {
     return isTransposeBy(op, kToChannelsLast);
   };
+  auto outOfNhwc = [](Value input) {
+    Operation *op = input.getDefiningOp();
+    return op && isTransposeBy(op, kFromChannelsLast);
+  };
   return !result.use_empty() &&
          llvm::all_of(result.getUses(), [&](OpOperand &use) {
-           Operation *user = use.getOwner();
-           if (intoNhwc(user))
-             return true;
-           auto generic = dyn_cast<linalg::GenericOp>(user);
-           bool elementwise = generic && linalg::isElementwise(generic) &&
-                              generic.getMatchingIndexingMap(&use).isIdentity();
-           if (elementwise &&
-               llvm::any_of(generic.getDpsInputs(), [](Value input) {
-                 Operation *op = input.getDefiningOp();
-                 return op && isTransposeBy(op, kFromChannelsLast);
-               }))
-             return true;
-           return (elementwise || isa<tensor::PadOp>(user)) &&
-                  user->getNumResults() == 1 &&
-                  goesTo(user->getResult(0), kMaxOpsBetweenLayouts - 1,
-                         intoNhwc);
+           auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+           bool runsInNhwc =
+               generic && linalg::isElementwise(generic) &&
+               generic.getMatchingIndexingMap(&use).isIdentity() &&
+               llvm::any_of(generic.getDpsInputs(), outOfNhwc);
+           return runsInNhwc || useGoesTo(use, kMaxOpsBetweenLayouts, intoNhwc);
          });
 }
 

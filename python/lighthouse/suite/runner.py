@@ -249,6 +249,7 @@ def run(
     keeps those left idle, or the run's own, stopped at its end."""
     timing = options.timing()
     memory = options.memory if options.memory is not None else default_memory_limit(options.jobs)
+    memory_read = float("-inf")  # When the workers' memory was read last.
     pending = collections.deque(tasks)
     kept = pool is not None
     pool = pool or WorkerPool()
@@ -326,7 +327,10 @@ def run(
             for worker in [w for w in workers if w.task and w.deadline < now]:
                 worker.stop(kill=True)
                 lose(worker, "timeout", None)
-            if memory:
+            # Read once a second, not at every event: a scan of /proc takes
+            # milliseconds of the cores the timed calls run on.
+            if memory and now >= memory_read + 1.0:
+                memory_read = now
                 for worker in [w for w in workers if w.task]:
                     resident = resident_bytes(worker.process.pid)
                     if resident > memory:
